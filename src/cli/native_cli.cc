@@ -1,0 +1,355 @@
+#include "cli/native_cli.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/signals.h"
+#include "core/error.h"
+#include "core/units.h"
+#include "core/version.h"
+#include "report/json_report.h"
+#include "report/summary.h"
+#include "report/text_report.h"
+#include "session/controller.h"
+#include "session/server.h"
+#include "spec/test_spec.h"
+
+namespace flowperf::cli {
+namespace {
+
+// Raw option text, converted and checked after CLI11 has parsed.
+struct ClientArgs {
+  std::string host;
+  uint16_t port = 12865;
+  std::string test = "TCP_STREAM";
+  double duration = 10;
+  std::string count, send_size, recv_size, local_buf, remote_buf, rate, rr = "1,1", unit = "a";
+  uint32_t streams = 1, threads = 0;
+  double interval = 0;
+  bool nodelay = false, json = false, v4 = false, v6 = false;
+  uint32_t udp_rr_min_timeout_us = 50;
+};
+
+uint32_t size_arg(const std::string& opt, const std::string& text) {
+  std::string why;
+  auto v = core::parse_size(text, &why);
+  if (!v) throw usage_error(opt + " " + text + ": " + why);
+  if (*v > 0xffffffffull) throw usage_error(opt + " " + text + ": at most 4294967295 bytes");
+  return static_cast<uint32_t>(*v);
+}
+
+// "A,B", "A" (both) — netperf's pair syntax for sizes.
+std::pair<uint32_t, uint32_t> size_pair(const std::string& opt, const std::string& text) {
+  auto comma = text.find(',');
+  if (comma == std::string::npos) {
+    uint32_t v = size_arg(opt, text);
+    return {v, v};
+  }
+  std::string a = text.substr(0, comma), b = text.substr(comma + 1);
+  uint32_t first = a.empty() ? 0 : size_arg(opt, a);
+  uint32_t second = b.empty() ? first : size_arg(opt, b);
+  if (a.empty()) first = second;
+  return {first, second};
+}
+
+spec::TestSpec build_spec(const ClientArgs& a) {
+  spec::TestSpec s;
+  auto kind = spec::parse_test_name(a.test);
+  if (!kind) {
+    std::string names;
+    for (const auto& t : spec::all_tests()) names += std::string(names.empty() ? "" : ", ") + t.name;
+    throw usage_error("-t " + a.test + ": unknown test; choose one of " + names);
+  }
+  s.test = *kind;
+  s.duration_s = a.duration;
+  s.streams = a.streams;
+  s.threads = a.threads;
+  s.interval_s = a.interval;
+  s.nodelay = a.nodelay;
+  s.udp_rr_min_timeout_us = a.udp_rr_min_timeout_us;
+  if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
+  s.ip_family = a.v4 ? spec::IpFamily::kV4 : a.v6 ? spec::IpFamily::kV6 : spec::IpFamily::kAny;
+  if (!a.count.empty()) {
+    std::string why;
+    auto v = core::parse_size(a.count, &why);
+    if (!v || *v == 0) throw usage_error("-n " + a.count + ": " + (v ? "must be more than 0" : why));
+    s.count = *v;
+  }
+  if (!a.send_size.empty()) s.send_size = size_arg("-m", a.send_size);
+  if (!a.recv_size.empty()) s.recv_size = size_arg("-M", a.recv_size);
+  if (!a.local_buf.empty()) std::tie(s.local_sndbuf, s.local_rcvbuf) = size_pair("-s", a.local_buf);
+  if (!a.remote_buf.empty())
+    std::tie(s.remote_sndbuf, s.remote_rcvbuf) = size_pair("-S", a.remote_buf);
+  std::tie(s.request_size, s.response_size) = size_pair("-r", a.rr);
+  if (!a.rate.empty()) {
+    std::string why;
+    auto v = core::parse_rate_bps(a.rate, &why);
+    if (!v) throw usage_error("-b " + a.rate + ": " + why);
+    s.rate_bps = *v;
+  }
+  if (s.send_size == 0 && !a.send_size.empty())
+    throw usage_error("-m 0: the send size must be at least 1 byte");
+  auto problems = spec::validate(s);
+  if (!problems.empty()) {
+    std::string all;
+    for (const auto& p : problems) all += (all.empty() ? "" : "\n") + p;
+    throw usage_error(all);
+  }
+  return s;
+}
+
+// An in-process server on 127.0.0.1, ephemeral port: the no-host default.
+struct Embedded {
+  session::Server server;
+  Embedded() : server(make_config()) {
+    server.bind();
+    server.start_background();
+  }
+  static session::ServerConfig make_config() {
+    session::ServerConfig c;
+    c.bind_host = "127.0.0.1";
+    c.port = 0;
+    c.log = nullptr;
+    return c;
+  }
+};
+
+int exit_code_for(const session::TestResult& r) {
+  if (r.interrupted) return static_cast<int>(ExitCode::kInterrupted);
+  if (!r.error.empty()) return static_cast<int>(ExitCode::kRuntime);
+  return 0;
+}
+
+int run_client(const ClientArgs& a) {
+  spec::TestSpec s = build_spec(a);
+  report::TextOptions text;
+  auto unit = core::parse_rate_unit(a.unit);
+  if (!unit) throw usage_error("-f " + a.unit + ": unknown unit; use k, m, g (bits) or K, M, G (bytes)");
+  text.unit = *unit;
+
+  std::unique_ptr<Embedded> embedded;
+  session::ClientOptions o;
+  if (a.host.empty()) {
+    embedded = std::make_unique<Embedded>();
+    o.host = "127.0.0.1";
+    o.port = embedded->server.port();
+  } else {
+    o.host = a.host;
+    o.port = a.port;
+  }
+  o.family = a.v4 ? net::Family::kV4 : a.v6 ? net::Family::kV6 : net::Family::kAny;
+  o.interrupt = install_interrupt_handler();
+  bool header_printed = false;
+  if (!a.json && s.interval_s > 0) {
+    o.on_interval = [&](const session::IntervalSample& iv) {
+      std::fputs(report::text_interval(s, iv, text).c_str(), stdout);
+      std::fflush(stdout);
+    };
+  }
+  if (!a.json) {
+    // The header names both endpoints, known once the test has started.
+    o.on_started = [&](const session::TestResult& started) {
+      session::TestResult h = started;
+      h.embedded_server = embedded != nullptr;
+      std::fputs(report::text_header(h).c_str(), stdout);
+      std::fflush(stdout);
+      header_printed = true;
+    };
+  }
+  session::TestResult r = session::run_test(s, o);
+  r.embedded_server = embedded != nullptr;
+  if (a.json) {
+    std::cout << report::result_json(r).dump(2) << "\n";
+  } else {
+    if (!header_printed) std::fputs(report::text_header(r).c_str(), stdout);
+    std::fputs(report::text_result(r, text).c_str(), stdout);
+  }
+  std::fflush(stdout);
+  if (!r.error.empty()) std::fprintf(stderr, "flowperf: %s\n", r.error.c_str());
+  return exit_code_for(r);
+}
+
+// No arguments: a short loopback suite against an embedded server.
+int run_suite() {
+  Embedded embedded;
+  session::ClientOptions o;
+  o.host = "127.0.0.1";
+  o.port = embedded.server.port();
+  o.interrupt = install_interrupt_handler();
+  const double seconds = 3;
+  std::printf("flowperf %s: loopback suite against an embedded server on 127.0.0.1:%u "
+              "(%g s per test)\n",
+              kVersion, embedded.server.port(), seconds);
+  std::printf("Run `flowperf -H HOST -t TEST` against `flowperf server` on another host to test "
+              "a real network.\n\n");
+  std::printf("%-11s %-24s %-26s %s\n", "Test", "Result", "Latency p50 / p99 (us)",
+              "Both sides agree");
+  int rc = 0;
+  for (auto kind : {spec::TestKind::kTcpStream, spec::TestKind::kTcpRr, spec::TestKind::kTcpCrr,
+                    spec::TestKind::kUdpRr}) {
+    spec::TestSpec s;
+    s.test = kind;
+    s.duration_s = seconds;
+    session::TestResult r = session::run_test(s, o);
+    report::Summary sum = report::summarize(r);
+    std::string result, latency = "-", agree;
+    if (sum.stream_family) {
+      auto sc = core::scale_rate(sum.total.throughput_bps, core::RateUnit::Auto);
+      result = fmt::format("{:.2f} {}", sc.value, sc.unit);
+      agree = sum.total.bytes_sent == sum.total.bytes_received
+                  ? fmt::format("yes ({} bytes)", sum.total.bytes_sent)
+                  : fmt::format("NO: sent {}, received {}", sum.total.bytes_sent,
+                                sum.total.bytes_received);
+    } else {
+      result = fmt::format("{:.1f} trans/s", sum.total.transactions_per_s);
+      if (sum.total.latency)
+        latency = fmt::format("{:.1f} / {:.1f}", sum.total.latency->percentile(50) / 1000.0,
+                              sum.total.latency->percentile(99) / 1000.0);
+      agree = sum.total.transactions == sum.total.remote_transactions
+                  ? fmt::format("yes ({} transactions)", sum.total.transactions)
+                  : fmt::format("client {}, server {}", sum.total.transactions,
+                                sum.total.remote_transactions);
+    }
+    std::printf("%-11s %-24s %-26s %s\n", spec::info(kind).name, result.c_str(), latency.c_str(),
+                agree.c_str());
+    std::fflush(stdout);
+    if (!r.error.empty()) {
+      std::fprintf(stderr, "flowperf: %s: %s\n", spec::info(kind).name, r.error.c_str());
+      rc = 1;
+    }
+    if (r.interrupted) return static_cast<int>(ExitCode::kInterrupted);
+  }
+  return rc;
+}
+
+struct ServerArgs {
+  uint16_t port = 12865;
+  std::string bind;
+  bool v4 = false, v6 = false, daemon = false, quiet = false;
+  uint32_t max_tests = 100;
+  double max_duration = 3600;
+};
+
+int run_server(const ServerArgs& a) {
+  if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
+  session::ServerConfig c;
+  c.port = a.port;
+  c.bind_host = a.bind;
+  c.family = a.v4 ? net::Family::kV4 : a.v6 ? net::Family::kV6 : net::Family::kAny;
+  c.max_tests = a.max_tests;
+  c.max_duration_s = a.max_duration;
+  c.log = a.quiet ? nullptr : stdout;
+  if (a.daemon) {
+    // Detach: the parent returns once the child has its own session.
+    pid_t pid = ::fork();
+    if (pid < 0) throw runtime_error("cannot fork to run as a daemon");
+    if (pid > 0) return 0;
+    ::setsid();
+    int null = ::open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      ::dup2(null, 0);
+      ::dup2(null, 1);
+      ::dup2(null, 2);
+    }
+    c.log = nullptr;
+  }
+  block_termination_signals();
+  session::Server server(c);
+  server.bind();
+  if (c.log)
+    std::fprintf(c.log, "flowperf server %s listening on %s (control protocol %u)\n", kVersion,
+                 server.address().to_string().c_str(), 1u);
+  if (c.log) std::fflush(c.log);
+  server.start_background();
+  wait_for_termination();
+  server.stop();
+  return 0;
+}
+
+}  // namespace
+
+int native_main(int argc, char** argv) {
+  if (argc <= 1) {
+    try {
+      return run_suite();
+    } catch (const Error& e) {
+      std::fprintf(stderr, "flowperf: %s\n", e.what());
+      return static_cast<int>(e.code());
+    }
+  }
+
+  CLI::App app{"flowperf: network throughput, transaction rate and latency, between a client "
+               "and a server (or on loopback with no -H)"};
+  app.set_version_flag("-V,--version", std::string("flowperf ") + kVersion);
+  ClientArgs c;
+  app.add_option("-H,--host", c.host, "server to test against (default: an embedded server on 127.0.0.1)");
+  app.add_option("-p,--port", c.port, "server control port")->capture_default_str();
+  app.add_option("-t,--test", c.test,
+                 "TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR or UDP_RR (any case)")
+      ->capture_default_str();
+  app.add_option("-l,--length", c.duration, "test length in seconds")->capture_default_str();
+  app.add_option("-n,--count", c.count, "stop after this many bytes (stream) or transactions (RR) in all");
+  app.add_option("-m,--send-size", c.send_size, "bytes per send (stream tests; default 128K TCP, 1472 UDP)");
+  app.add_option("-M,--recv-size", c.recv_size, "bytes per receive (stream tests)");
+  app.add_option("-s,--local-buffer", c.local_buf, "local socket buffers: SIZE or SEND,RECV");
+  app.add_option("-S,--remote-buffer", c.remote_buf, "remote socket buffers: SIZE or SEND,RECV");
+  app.add_option("-r,--request-response", c.rr, "RR sizes: REQ,RESP or SIZE")->capture_default_str();
+  app.add_option("-b,--bitrate", c.rate, "UDP_STREAM target rate in bits/s (K, M, G suffixes)");
+  app.add_option("-P,--parallel", c.streams, "number of streams")->capture_default_str();
+  app.add_option("--threads", c.threads, "worker threads per side (default: min(streams, cores))");
+  app.add_option("-i,--interval", c.interval, "report every this many seconds while running");
+  app.add_option("-f,--format", c.unit, "rate unit: k/m/g bits, K/M/G bytes, a for auto")
+      ->capture_default_str();
+  app.add_flag("-D,--nodelay", c.nodelay, "set TCP_NODELAY on data connections");
+  app.add_flag("--json", c.json, "print one JSON document (see docs/json.md)");
+  app.add_flag("-4", c.v4, "IPv4 only");
+  app.add_flag("-6", c.v6, "IPv6 only");
+  app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
+                 "UDP_RR: smallest per-transaction timeout in microseconds")
+      ->capture_default_str();
+
+  ServerArgs sa;
+  CLI::App* server = app.add_subcommand("server", "serve tests from flowperf clients");
+  server->add_option("-p,--port", sa.port, "control port")->capture_default_str();
+  server->add_option("-B,--bind", sa.bind, "address to listen on (default: all)");
+  server->add_flag("-4", sa.v4, "IPv4 only");
+  server->add_flag("-6", sa.v6, "IPv6 only");
+  server->add_flag("-d,--daemon", sa.daemon, "detach and run in the background");
+  server->add_flag("-q,--quiet", sa.quiet, "no log line per test");
+  server->add_option("--max-tests", sa.max_tests, "tests run at once before clients are refused")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 100000u));
+  server->add_option("--max-duration", sa.max_duration, "longest test allowed, seconds")
+      ->capture_default_str()
+      ->check(CLI::Range(1.0, 31536000.0));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "flowperf: %s\nRun `flowperf --help` for the options.\n", e.what());
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  try {
+    if (server->parsed()) return run_server(sa);
+    return run_client(c);
+  } catch (const Error& e) {
+    std::fprintf(stderr, "flowperf: %s\n", e.what());
+    return static_cast<int>(e.code());
+  }
+}
+
+}  // namespace flowperf::cli

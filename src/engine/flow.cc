@@ -1,0 +1,51 @@
+#include "engine/flow.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cstring>
+
+namespace flowperf::engine {
+
+namespace {
+constexpr long kBlockingWakeUs = 20'000;
+}
+
+void Flow::apply_mode(int fd, bool blocking) noexcept {
+  if (fd < 0) return;
+  int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0)
+    ::fcntl(fd, F_SETFL, blocking ? (flags & ~O_NONBLOCK) : (flags | O_NONBLOCK));
+  if (blocking) {
+    timeval tv{0, kBlockingWakeUs};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  }
+}
+
+void Flow::set_mode(bool blocking) noexcept {
+  blocking_ = blocking;
+  apply_mode(initial_fd(), blocking);
+}
+
+Wait Flow::fail(const char* what, int err) noexcept {
+  if (error.empty()) {
+    error_errno = err;
+    try {
+      error = err ? std::string(what) + ": " + std::strerror(err) : std::string(what);
+    } catch (...) {
+    }
+  }
+  return finished();
+}
+
+void Flow::close_fd(int& fd) noexcept {
+  if (fd < 0) return;
+  if (host) host->forget_fd(this, fd);
+  ::close(fd);
+  fd = -1;
+}
+
+}  // namespace flowperf::engine

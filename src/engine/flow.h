@@ -1,0 +1,119 @@
+// Flow: one stream of a test on one side (a TCP connection, a UDP socket, or
+// for TCP_CRR a sequence of connections). A flow is a small state machine:
+// step() does as much I/O as the socket allows, then says what it waits for.
+// Workers drive flows either one at a time with blocking sockets (fewest
+// system calls per transaction) or many at a time with epoll.
+//
+// Counters are written only by the worker thread that owns the flow; other
+// threads read them with relaxed loads for interval reports. Nothing here
+// allocates, locks or throws once the test has started.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "measure/histogram.h"
+
+namespace flowperf::engine {
+
+using Clock = std::chrono::steady_clock;
+
+// A counter with one writer. add() is a plain load/store pair (no lock
+// prefix); readers on other threads see a recent value.
+class Counter {
+ public:
+  void add(uint64_t n) noexcept { v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  uint64_t get() const noexcept { return v_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint64_t> v_{0};
+};
+
+struct FlowCounters {
+  Counter bytes_sent, bytes_recv;
+  Counter send_calls, recv_calls;
+  Counter transactions;   // completed request/response pairs
+  Counter datagrams_sent, datagrams_recv;
+  Counter timeouts;       // UDP_RR: requests whose response did not come in time
+  Counter late;           // UDP_RR: responses that came after their timeout
+  Counter out_of_order;   // UDP: datagrams older than one already received
+  Counter duplicates;     // UDP: datagrams received twice
+  Counter send_errors;    // transient send failures (ENOBUFS, refused) that were retried
+  Counter connects;       // TCP_CRR: connections opened
+};
+
+// Test phases, shared by all workers of one side.
+enum class Phase : int {
+  kRun = 0,    // do the work
+  kDrain = 1,  // stop originating work; finish what is in flight (EOF, last response)
+  kAbort = 2,  // give up now
+};
+
+// Flows read the phase through this reference on every loop turn, so a
+// flow that never blocks (a busy sender) still sees the phase change.
+using PhaseRef = const std::atomic<Phase>&;
+inline Phase load(PhaseRef p) noexcept { return p.load(std::memory_order_relaxed); }
+
+struct Wait {
+  int fd = -1;
+  uint32_t events = 0;  // EPOLLIN/EPOLLOUT wanted on fd
+  Clock::time_point deadline = Clock::time_point::max();  // wake at the latest then
+  bool done = false;
+};
+
+inline Wait wait_read(int fd) { return Wait{fd, 0x001 /*EPOLLIN*/}; }
+inline Wait wait_write(int fd) { return Wait{fd, 0x004 /*EPOLLOUT*/}; }
+inline Wait finished() {
+  Wait w;
+  w.done = true;
+  return w;
+}
+
+class Flow;
+
+// What a flow needs from the worker that drives it.
+class FlowHost {
+ public:
+  virtual ~FlowHost() = default;
+  // Called before a flow closes a socket the worker may have registered.
+  virtual void forget_fd(Flow* flow, int fd) noexcept = 0;
+};
+
+class Flow {
+ public:
+  virtual ~Flow() = default;
+  // Does all the I/O it can. Must not block for long when its socket is
+  // non-blocking; in blocking mode it may block in one system call, bounded
+  // by the socket timeouts the worker set.
+  virtual Wait step(PhaseRef phase, Clock::time_point now) noexcept = 0;
+  // The socket the flow starts with (-1 for flows that open their own).
+  virtual int initial_fd() const noexcept = 0;
+  // Flows that need exact timer wake-ups (UDP_RR timeouts) return false and
+  // are then driven with poll even when alone on a worker.
+  virtual bool can_block() const noexcept { return true; }
+  // Called once before start, in blocking (true) or epoll (false) mode.
+  virtual void set_mode(bool blocking) noexcept;
+
+  FlowHost* host = nullptr;
+  uint32_t index = 0;  // stream number within the test
+  FlowCounters counters;
+  measure::Histogram* histogram = nullptr;  // where latencies go (may be shared per worker)
+  Clock::time_point started{}, ended{};
+  std::atomic<bool> is_finished{false};
+  std::string error;  // set only on failure, outside the fast path
+  int error_errno = 0;
+
+ protected:
+  // Records a failure; the flow then returns finished().
+  Wait fail(const char* what, int err) noexcept;
+  // Closes a socket this flow opened, telling the worker first.
+  void close_fd(int& fd) noexcept;
+  // Blocking-mode sockets wake up this often so that phase changes are seen.
+  static void apply_mode(int fd, bool blocking) noexcept;
+  bool blocking_ = false;
+};
+
+}  // namespace flowperf::engine

@@ -1,0 +1,49 @@
+// What one side measured, as plain values: taken from a Side once its flows
+// have finished, sent over the control connection by the server, and handed
+// to the report code. Nothing here is computed from anything else here
+// except by the helpers at the bottom.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "measure/histogram.h"
+
+namespace flowperf::engine {
+
+class Side;
+
+struct FlowResult {
+  uint32_t index = 0;
+  double elapsed_s = 0;  // this flow's start to its end
+  uint64_t bytes_sent = 0, bytes_recv = 0;
+  uint64_t send_calls = 0, recv_calls = 0;
+  uint64_t transactions = 0;
+  uint64_t datagrams_sent = 0, datagrams_recv = 0;
+  uint64_t timeouts = 0, late = 0;
+  uint64_t out_of_order = 0, duplicates = 0;
+  uint64_t send_errors = 0, connects = 0;
+  double jitter_ns = 0;  // UDP receivers with timestamps; 0 otherwise
+  bool finished = true;  // false: aborted before it finished cleanly
+  std::string error;
+  std::optional<measure::Histogram> latency;  // RR flows with their own histogram
+};
+
+struct SideResult {
+  double elapsed_s = 0;  // start to the last flow's end
+  unsigned threads = 0;
+  int sndbuf = 0, rcvbuf = 0;  // socket buffers in effect on this side's data sockets
+  std::vector<FlowResult> flows;
+  measure::Histogram latency;  // all flows merged
+
+  // Sums over flows.
+  FlowResult total() const;
+  std::string first_error() const;
+};
+
+// Reads a finished (or aborted) Side. Safe once the workers have stopped.
+SideResult collect(const Side& side);
+
+}  // namespace flowperf::engine

@@ -1,0 +1,595 @@
+#include "engine/rr_flows.h"
+
+#include <netinet/tcp.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+namespace flowperf::engine {
+namespace {
+
+bool again(int err) { return err == EAGAIN || err == EWOULDBLOCK; }
+
+int64_t ns_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
+}
+
+void record(measure::Histogram* h, Clock::time_point a, Clock::time_point b) noexcept {
+  int64_t ns = ns_between(a, b);
+  if (h) h->record(ns > 0 ? static_cast<uint64_t>(ns) : 0);
+}
+
+void apply_options(int fd, const SocketOptions& o) {
+  if (o.sndbuf > 0) ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &o.sndbuf, sizeof o.sndbuf);
+  if (o.rcvbuf > 0) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &o.rcvbuf, sizeof o.rcvbuf);
+  if (o.nodelay) {
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  }
+}
+
+// Reads until EOF; true when EOF was seen, false when it would block.
+// *err is set on a real error.
+bool drain_to_eof(int fd, FlowCounters& c, int* err) {
+  char scratch[512];
+  for (;;) {
+    ssize_t n = ::recv(fd, scratch, sizeof scratch, 0);
+    if (n == 0) return true;
+    if (n > 0) {
+      c.bytes_recv.add(static_cast<uint64_t>(n));
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (!again(errno)) *err = errno;
+    return false;
+  }
+}
+
+}  // namespace
+
+// ---- TCP_RR client ----
+
+TcpRrClientFlow::TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota)
+    : fd_(std::move(fd)),
+      buf_(std::make_unique<char[]>(std::max(req, resp))),
+      req_(req),
+      resp_(resp),
+      quota_(quota) {
+  std::memset(buf_.get(), 'r', std::max(req, resp));
+}
+
+Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
+  const int fd = fd_.get();
+  if (load(phase) == Phase::kAbort) return finished();
+  for (;;) {
+    if (load(phase) == Phase::kAbort) return finished();
+    switch (state_) {
+      case State::kSend: {
+        if (off_ == 0) {
+          if (load(phase) != Phase::kRun || (quota_ && done_ >= quota_)) {
+            ::shutdown(fd, SHUT_WR);
+            state_ = State::kAwaitEof;
+            continue;
+          }
+          if (t0_ == Clock::time_point{}) t0_ = now;
+        }
+        ssize_t n = ::send(fd, buf_.get() + off_, req_ - off_, MSG_NOSIGNAL);
+        if (n > 0) {
+          counters.bytes_sent.add(static_cast<uint64_t>(n));
+          counters.send_calls.add(1);
+          off_ += static_cast<uint32_t>(n);
+          if (off_ == req_) {
+            off_ = 0;
+            state_ = State::kRecv;
+          }
+          continue;
+        }
+        if (n < 0 && again(errno)) return wait_write(fd);
+        if (n < 0 && errno == EINTR) continue;
+        return fail("send failed", n < 0 ? errno : 0);
+      }
+      case State::kRecv: {
+        ssize_t n = ::recv(fd, buf_.get() + off_, resp_ - off_, 0);
+        if (n > 0) {
+          counters.bytes_recv.add(static_cast<uint64_t>(n));
+          counters.recv_calls.add(1);
+          off_ += static_cast<uint32_t>(n);
+          if (off_ == resp_) {
+            // The end of one transaction is the start of the next: one clock
+            // read per transaction.
+            Clock::time_point t = Clock::now();
+            record(histogram, t0_, t);
+            t0_ = t;
+            now = t;
+            off_ = 0;
+            ++done_;
+            counters.transactions.add(1);
+            state_ = State::kSend;
+          }
+          continue;
+        }
+        if (n == 0) return fail("the server closed the connection in the middle of a test", 0);
+        if (again(errno)) {
+          if (load(phase) != Phase::kRun && blocking_ == false) return wait_read(fd);
+          return wait_read(fd);
+        }
+        if (errno == EINTR) continue;
+        return fail("recv failed", errno);
+      }
+      case State::kAwaitEof: {
+        int err = 0;
+        if (drain_to_eof(fd, counters, &err)) return finished();
+        if (err) return fail("waiting for the server to finish", err);
+        return wait_read(fd);
+      }
+    }
+  }
+}
+
+// ---- TCP_RR server ----
+
+TcpRrServerFlow::TcpRrServerFlow(net::Fd fd, uint32_t req, uint32_t resp)
+    : fd_(std::move(fd)),
+      buf_(std::make_unique<char[]>(std::max(req, resp))),
+      req_(req),
+      resp_(resp) {
+  std::memset(buf_.get(), 's', std::max(req, resp));
+}
+
+Wait TcpRrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
+  const int fd = fd_.get();
+  if (load(phase) == Phase::kAbort) return finished();
+  for (;;) {
+    if (load(phase) == Phase::kAbort) return finished();
+    if (!sending_) {
+      ssize_t n = ::recv(fd, buf_.get() + off_, req_ - off_, 0);
+      if (n > 0) {
+        counters.bytes_recv.add(static_cast<uint64_t>(n));
+        counters.recv_calls.add(1);
+        off_ += static_cast<uint32_t>(n);
+        if (off_ == req_) {
+          off_ = 0;
+          sending_ = true;
+        }
+        continue;
+      }
+      if (n == 0) {
+        ::shutdown(fd, SHUT_WR);
+        if (off_ != 0) return fail("the client closed the connection in the middle of a request", 0);
+        return finished();
+      }
+      if (again(errno)) return wait_read(fd);
+      if (errno == EINTR) continue;
+      return fail("recv failed", errno);
+    }
+    ssize_t n = ::send(fd, buf_.get() + off_, resp_ - off_, MSG_NOSIGNAL);
+    if (n > 0) {
+      counters.bytes_sent.add(static_cast<uint64_t>(n));
+      counters.send_calls.add(1);
+      off_ += static_cast<uint32_t>(n);
+      if (off_ == resp_) {
+        off_ = 0;
+        sending_ = false;
+        counters.transactions.add(1);
+      }
+      continue;
+    }
+    if (n < 0 && again(errno)) return wait_write(fd);
+    if (n < 0 && errno == EINTR) continue;
+    return fail("send failed", n < 0 ? errno : 0);
+  }
+}
+
+// ---- TCP_CRR client ----
+
+CrrClientFlow::CrrClientFlow(net::Address server, SocketOptions opts, uint32_t req,
+                             uint32_t resp, uint64_t quota)
+    : server_(server),
+      opts_(opts),
+      buf_(std::make_unique<char[]>(std::max(req, resp))),
+      req_(req),
+      resp_(resp),
+      quota_(quota) {
+  std::memset(buf_.get(), 'c', std::max(req, resp));
+}
+
+CrrClientFlow::~CrrClientFlow() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
+  if (load(phase) == Phase::kAbort) {
+    close_fd(fd_);
+    return finished();
+  }
+  for (;;) {
+    if (load(phase) == Phase::kAbort) {
+      close_fd(fd_);
+      return finished();
+    }
+    switch (state_) {
+      case State::kIdle: {
+        if (load(phase) != Phase::kRun || (quota_ && done_ >= quota_)) return finished();
+        t0_ = Clock::now();
+        fd_ = ::socket(server_.family(), SOCK_STREAM | SOCK_CLOEXEC | (blocking_ ? 0 : SOCK_NONBLOCK), 0);
+        if (fd_ < 0) return fail("socket() failed", errno);
+        apply_options(fd_, opts_);
+        if (blocking_) apply_mode(fd_, true);
+        counters.connects.add(1);
+        if (::connect(fd_, server_.sa(), server_.len) == 0) {
+          state_ = State::kSend;
+          continue;
+        }
+        if (errno == EINPROGRESS || (blocking_ && again(errno))) {
+          state_ = State::kConnecting;
+          return wait_write(fd_);
+        }
+        int err = errno;
+        close_fd(fd_);
+        if (err == EADDRNOTAVAIL)
+          return fail("connect failed (out of local ports: raise net.ipv4.ip_local_port_range)", err);
+        return fail("connect failed", err);
+      }
+      case State::kConnecting: {
+        int soerr = 0;
+        socklen_t l = sizeof soerr;
+        ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &soerr, &l);
+        if (soerr) {
+          close_fd(fd_);
+          return fail("connect failed", soerr);
+        }
+        state_ = State::kSend;
+        continue;
+      }
+      case State::kSend: {
+        ssize_t n = ::send(fd_, buf_.get() + off_, req_ - off_, MSG_NOSIGNAL);
+        if (n > 0) {
+          counters.bytes_sent.add(static_cast<uint64_t>(n));
+          counters.send_calls.add(1);
+          off_ += static_cast<uint32_t>(n);
+          if (off_ == req_) {
+            off_ = 0;
+            state_ = State::kRecv;
+          }
+          continue;
+        }
+        if (n < 0 && again(errno)) return wait_write(fd_);
+        if (n < 0 && errno == EINTR) continue;
+        int err = n < 0 ? errno : 0;
+        close_fd(fd_);
+        return fail("send failed", err);
+      }
+      case State::kRecv: {
+        ssize_t n = ::recv(fd_, buf_.get() + off_, resp_ - off_, 0);
+        if (n > 0) {
+          counters.bytes_recv.add(static_cast<uint64_t>(n));
+          counters.recv_calls.add(1);
+          off_ += static_cast<uint32_t>(n);
+          if (off_ == resp_) {
+            off_ = 0;
+            state_ = State::kAwaitEof;
+          }
+          continue;
+        }
+        if (n < 0 && again(errno)) return wait_read(fd_);
+        if (n < 0 && errno == EINTR) continue;
+        int err = n < 0 ? errno : 0;
+        close_fd(fd_);
+        return fail(err ? "recv failed" : "the server closed the connection before responding",
+                    err);
+      }
+      case State::kAwaitEof: {
+        int err = 0;
+        if (drain_to_eof(fd_, counters, &err)) {
+          close_fd(fd_);
+          Clock::time_point t = Clock::now();
+          record(histogram, t0_, t);
+          now = t;
+          ++done_;
+          counters.transactions.add(1);
+          state_ = State::kIdle;
+          continue;
+        }
+        if (err) {
+          close_fd(fd_);
+          return fail("waiting for the server to close", err);
+        }
+        return wait_read(fd_);
+      }
+    }
+  }
+}
+
+// ---- TCP_CRR server ----
+
+CrrServerFlow::CrrServerFlow(int listener, SocketOptions opts, uint32_t req, uint32_t resp)
+    : listener_(listener),
+      opts_(opts),
+      ep_(::epoll_create1(EPOLL_CLOEXEC)),
+      buf_(std::make_unique<char[]>(std::max(req, resp))),
+      req_(req),
+      resp_(resp) {
+  std::memset(buf_.get(), 's', std::max(req, resp));
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+  ev.data.ptr = nullptr;  // nullptr marks the listener
+  ::epoll_ctl(ep_.get(), EPOLL_CTL_ADD, listener_, &ev);
+  for (int i = 0; i < 64; ++i) {
+    conns_.emplace_back();
+    conns_.back().next_free = free_;
+    free_ = &conns_.back();
+  }
+}
+
+CrrServerFlow::~CrrServerFlow() {
+  for (auto& c : conns_)
+    if (c.fd >= 0) ::close(c.fd);
+}
+
+void CrrServerFlow::close_conn(Conn* c) noexcept {
+  ::close(c->fd);  // also leaves our epoll set
+  c->fd = -1;
+  c->next_free = free_;
+  free_ = c;
+  --open_;
+}
+
+void CrrServerFlow::accept_all() noexcept {
+  for (;;) {
+    int fd = ::accept4(listener_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) return;  // EAGAIN, or a transient error (ECONNABORTED, EMFILE): try later
+    if (!free_) {
+      try {
+        conns_.emplace_back();  // rare: more connections at once than ever before
+      } catch (...) {
+        ::close(fd);
+        continue;
+      }
+      free_ = &conns_.back();
+      free_->next_free = nullptr;
+    }
+    Conn* c = free_;
+    free_ = c->next_free;
+    c->fd = fd;
+    c->sending = false;
+    c->off = 0;
+    ++open_;
+    if (opts_.nodelay) {
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = c;
+    ::epoll_ctl(ep_.get(), EPOLL_CTL_ADD, fd, &ev);
+    serve(c);  // the request is often already there
+  }
+}
+
+void CrrServerFlow::serve(Conn* c) noexcept {
+  for (;;) {
+    if (!c->sending) {
+      ssize_t n = ::recv(c->fd, buf_.get() + c->off, req_ - c->off, 0);
+      if (n > 0) {
+        counters.bytes_recv.add(static_cast<uint64_t>(n));
+        counters.recv_calls.add(1);
+        c->off += static_cast<uint32_t>(n);
+        if (c->off == req_) {
+          c->off = 0;
+          c->sending = true;
+        }
+        continue;
+      }
+      if (n < 0 && (again(errno) || errno == EINTR)) return;
+      close_conn(c);  // EOF or error before a whole request: not a transaction
+      return;
+    }
+    ssize_t n = ::send(c->fd, buf_.get() + c->off, resp_ - c->off, MSG_NOSIGNAL);
+    if (n > 0) {
+      counters.bytes_sent.add(static_cast<uint64_t>(n));
+      counters.send_calls.add(1);
+      c->off += static_cast<uint32_t>(n);
+      if (c->off == resp_) {
+        counters.transactions.add(1);
+        counters.connects.add(1);
+        close_conn(c);  // we close first: TIME_WAIT lands here, not on the client
+        return;
+      }
+      continue;
+    }
+    if (n < 0 && again(errno)) {
+      epoll_event ev{};
+      ev.events = EPOLLOUT;
+      ev.data.ptr = c;
+      ::epoll_ctl(ep_.get(), EPOLL_CTL_MOD, c->fd, &ev);
+      return;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    close_conn(c);
+    return;
+  }
+}
+
+Wait CrrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
+  if (load(phase) == Phase::kAbort) return finished();
+  epoll_event events[64];
+  for (;;) {
+    int n = ::epoll_wait(ep_.get(), events, 64, 0);
+    if (n <= 0) break;
+    for (int i = 0; i < n; ++i) {
+      if (events[i].data.ptr == nullptr)
+        accept_all();
+      else
+        serve(static_cast<Conn*>(events[i].data.ptr));
+    }
+    if (n < 64) break;
+  }
+  // The client stops opening connections before it asks us to drain, so in
+  // drain we finish once the last open connection is done.
+  if (load(phase) == Phase::kDrain && open_ == 0) {
+    accept_all();
+    if (open_ == 0) return finished();
+  }
+  return wait_read(ep_.get());
+}
+
+// ---- UDP_RR client ----
+
+UdpRrClientFlow::UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
+                                 std::chrono::microseconds min_timeout)
+    : fd_(std::move(fd)),
+      out_(std::make_unique<char[]>(req)),
+      in_(std::make_unique<char[]>(std::max<uint32_t>(resp, 65536))),
+      req_(req),
+      resp_(resp),
+      seq_bytes_(std::min<uint32_t>({req, resp, 8})),
+      quota_(quota),
+      min_timeout_(min_timeout) {
+  std::memset(out_.get(), 'u', req);
+}
+
+std::chrono::nanoseconds UdpRrClientFlow::timeout() const noexcept {
+  if (srtt_ == 0) return std::chrono::seconds(1);  // no round trip measured yet
+  double rto = std::max(srtt_ + 4 * rttvar_, 2 * srtt_);
+  auto t = std::chrono::nanoseconds(static_cast<int64_t>(rto));
+  return std::clamp<std::chrono::nanoseconds>(t, min_timeout_, std::chrono::seconds(2));
+}
+
+void UdpRrClientFlow::on_rtt(int64_t rtt_ns) noexcept {
+  double r = static_cast<double>(rtt_ns);
+  if (srtt_ == 0) {
+    srtt_ = r;
+    rttvar_ = r / 2;
+  } else {
+    rttvar_ = 0.75 * rttvar_ + 0.25 * std::fabs(srtt_ - r);
+    srtt_ = 0.875 * srtt_ + 0.125 * r;
+  }
+}
+
+Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
+  const int fd = fd_.get();
+  if (load(phase) == Phase::kAbort) return finished();
+  for (;;) {
+    if (load(phase) == Phase::kAbort) return finished();
+    if (!waiting_) {
+      if (load(phase) != Phase::kRun || (quota_ && counters.transactions.get() >= quota_))
+        return finished();
+      ++seq_;
+      std::memcpy(out_.get(), &seq_, seq_bytes_);
+      t0_ = Clock::now();
+      ssize_t n = ::send(fd, out_.get(), req_, 0);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (again(errno)) return wait_write(fd);
+        if (errno != ENOBUFS && errno != ECONNREFUSED) return fail("send failed", errno);
+        counters.send_errors.add(1);  // counted; this request then times out
+      } else {
+        counters.bytes_sent.add(static_cast<uint64_t>(n));
+        counters.datagrams_sent.add(1);
+        counters.send_calls.add(1);
+      }
+      deadline_ = t0_ + timeout();
+      waiting_ = true;
+    }
+    ssize_t n = ::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), 0);
+    if (n >= 0) {
+      Clock::time_point t = Clock::now();
+      counters.bytes_recv.add(static_cast<uint64_t>(n));
+      counters.datagrams_recv.add(1);
+      counters.recv_calls.add(1);
+      uint64_t got = 0;
+      if (static_cast<uint32_t>(n) >= seq_bytes_) std::memcpy(&got, in_.get(), seq_bytes_);
+      uint64_t want = 0;
+      std::memcpy(&want, &seq_, seq_bytes_);
+      if (got != want) {
+        counters.late.add(1);  // the answer to a request we gave up on
+        continue;
+      }
+      int64_t rtt = ns_between(t0_, t);
+      on_rtt(rtt);
+      if (histogram) histogram->record(static_cast<uint64_t>(std::max<int64_t>(rtt, 0)));
+      counters.transactions.add(1);
+      waiting_ = false;
+      continue;
+    }
+    int err = errno;
+    if (err == EINTR) continue;
+    if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
+    now = Clock::now();
+    if (now >= deadline_) {
+      counters.timeouts.add(1);
+      waiting_ = false;
+      continue;
+    }
+    Wait w = wait_read(fd);
+    w.deadline = deadline_;
+    return w;
+  }
+}
+
+// ---- UDP_RR server ----
+
+UdpRrServerFlow::UdpRrServerFlow(net::Fd fd, uint32_t req, uint32_t resp)
+    : fd_(std::move(fd)),
+      in_(std::make_unique<char[]>(std::max<uint32_t>(req, 65536))),
+      out_(std::make_unique<char[]>(resp)),
+      req_(req),
+      resp_(resp) {
+  std::memset(out_.get(), 'v', resp);
+}
+
+Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
+  const int fd = fd_.get();
+  if (load(phase) == Phase::kAbort) return finished();
+  if (load(phase) == Phase::kDrain && !draining_) {
+    draining_ = true;
+    drain_start_ = now;
+    if (last_rx_ < now) last_rx_ = now;
+  }
+  const uint32_t copy = std::min<uint32_t>({req_, resp_, 8});
+  for (;;) {
+    if (load(phase) == Phase::kAbort) return finished();
+    sockaddr_storage from{};
+    socklen_t fromlen = sizeof from;
+    ssize_t n = ::recvfrom(fd, in_.get(), std::max<uint32_t>(req_, 65536), 0,
+                           reinterpret_cast<sockaddr*>(&from), &fromlen);
+    if (n >= 0) {
+      last_rx_ = Clock::now();
+      counters.bytes_recv.add(static_cast<uint64_t>(n));
+      counters.datagrams_recv.add(1);
+      counters.recv_calls.add(1);
+      std::memcpy(out_.get(), in_.get(), std::min<uint32_t>(copy, static_cast<uint32_t>(n)));
+      ssize_t m = ::sendto(fd, out_.get(), resp_, 0, reinterpret_cast<sockaddr*>(&from), fromlen);
+      if (m >= 0) {
+        counters.bytes_sent.add(static_cast<uint64_t>(m));
+        counters.datagrams_sent.add(1);
+        counters.send_calls.add(1);
+        counters.transactions.add(1);
+      } else {
+        counters.send_errors.add(1);
+      }
+      continue;
+    }
+    int err = errno;
+    if (err == EINTR) continue;
+    if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
+    break;
+  }
+  if (draining_) {
+    now = Clock::now();
+    auto quiet = std::chrono::milliseconds(50);
+    if (now - last_rx_ >= quiet || now - drain_start_ >= std::chrono::seconds(1))
+      return finished();
+    Wait w = wait_read(fd);
+    w.deadline = std::min(last_rx_ + quiet, drain_start_ + std::chrono::seconds(1));
+    return w;
+  }
+  return wait_read(fd);
+}
+
+}  // namespace flowperf::engine

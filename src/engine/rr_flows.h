@@ -1,0 +1,158 @@
+// The request/response family: TCP_RR, TCP_CRR and UDP_RR, client and server
+// sides. Every completed transaction's round trip goes into the flow's
+// histogram (nanoseconds).
+//
+// TCP_RR client:  [SEND req ─► RECV resp]* ──(phase ≠ run)──► shutdown(WR) ─► wait EOF ─► done
+// TCP_RR server:  [RECV req ─► SEND resp]* ──(EOF)──► shutdown(WR) ─► done
+// TCP_CRR client: [connect ─► SEND req ─► RECV resp ─► wait EOF ─► close]*
+//                 (the server closes first, so TIME_WAIT stays on its side and
+//                 the client's ephemeral ports do not run out)
+// TCP_CRR server: accept ─► RECV req ─► SEND resp ─► close, many at once
+// UDP_RR client:  [SEND req(seq) ─► RECV resp(seq) or time out]*; the timeout
+//                 follows the measured round trip (RFC 6298 style)
+// UDP_RR server:  [RECV req ─► SEND resp to its source]* ─► drain ─► done
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "engine/flow.h"
+#include "net/fd.h"
+#include "net/socket.h"
+
+namespace flowperf::engine {
+
+class TcpRrClientFlow final : public Flow {
+ public:
+  TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota);
+  Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
+  int initial_fd() const noexcept override { return fd_.get(); }
+
+ private:
+  enum class State { kSend, kRecv, kAwaitEof };
+  net::Fd fd_;
+  std::unique_ptr<char[]> buf_;
+  uint32_t req_, resp_;
+  uint64_t quota_;
+  uint64_t done_ = 0;
+  State state_ = State::kSend;
+  uint32_t off_ = 0;
+  Clock::time_point t0_{};
+};
+
+class TcpRrServerFlow final : public Flow {
+ public:
+  TcpRrServerFlow(net::Fd fd, uint32_t req, uint32_t resp);
+  Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
+  int initial_fd() const noexcept override { return fd_.get(); }
+
+ private:
+  net::Fd fd_;
+  std::unique_ptr<char[]> buf_;
+  uint32_t req_, resp_;
+  bool sending_ = false;
+  uint32_t off_ = 0;
+};
+
+struct SocketOptions {
+  int sndbuf = 0, rcvbuf = 0;
+  bool nodelay = false;
+};
+
+class CrrClientFlow final : public Flow {
+ public:
+  CrrClientFlow(net::Address server, SocketOptions opts, uint32_t req, uint32_t resp,
+                uint64_t quota);
+  ~CrrClientFlow() override;
+  Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
+  int initial_fd() const noexcept override { return -1; }
+  void set_mode(bool blocking) noexcept override { blocking_ = blocking; }
+
+ private:
+  enum class State { kIdle, kConnecting, kSend, kRecv, kAwaitEof };
+  net::Address server_;
+  SocketOptions opts_;
+  std::unique_ptr<char[]> buf_;
+  uint32_t req_, resp_;
+  uint64_t quota_;
+  uint64_t done_ = 0;
+  int fd_ = -1;
+  State state_ = State::kIdle;
+  uint32_t off_ = 0;
+  Clock::time_point t0_{};
+};
+
+// Serves TCP_CRR connections arriving on a listener. It keeps its own epoll
+// set (listener plus open connections) and offers that set's descriptor to
+// the worker, so it nests in the worker's loop like any other flow.
+class CrrServerFlow final : public Flow {
+ public:
+  CrrServerFlow(int listener, SocketOptions opts, uint32_t req, uint32_t resp);
+  ~CrrServerFlow() override;
+  Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
+  int initial_fd() const noexcept override { return ep_.get(); }
+  bool can_block() const noexcept override { return false; }
+  void set_mode(bool) noexcept override {}
+
+ private:
+  struct Conn {
+    int fd = -1;
+    bool sending = false;
+    uint32_t off = 0;
+    Conn* next_free = nullptr;
+  };
+  void accept_all() noexcept;
+  void serve(Conn* c) noexcept;
+  void close_conn(Conn* c) noexcept;
+
+  int listener_;  // owned by the session; shared by every CRR flow of a side
+  SocketOptions opts_;
+  net::Fd ep_;
+  std::unique_ptr<char[]> buf_;
+  uint32_t req_, resp_;
+  std::deque<Conn> conns_;  // stable addresses; grows only when all are busy
+  Conn* free_ = nullptr;
+  uint32_t open_ = 0;
+};
+
+class UdpRrClientFlow final : public Flow {
+ public:
+  UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
+                  std::chrono::microseconds min_timeout);
+  Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
+  int initial_fd() const noexcept override { return fd_.get(); }
+  bool can_block() const noexcept override { return false; }
+  // The timeout in force now (for reports and tests).
+  std::chrono::nanoseconds timeout() const noexcept;
+
+ private:
+  void on_rtt(int64_t rtt_ns) noexcept;
+  net::Fd fd_;
+  std::unique_ptr<char[]> out_, in_;
+  uint32_t req_, resp_;
+  uint32_t seq_bytes_;  // how much of the sequence number fits in both messages
+  uint64_t quota_;
+  uint64_t seq_ = 0;
+  bool waiting_ = false;
+  Clock::time_point t0_{}, deadline_{};
+  double srtt_ = 0, rttvar_ = 0;  // ns
+  std::chrono::nanoseconds min_timeout_;
+};
+
+class UdpRrServerFlow final : public Flow {
+ public:
+  UdpRrServerFlow(net::Fd fd, uint32_t req, uint32_t resp);
+  Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
+  int initial_fd() const noexcept override { return fd_.get(); }
+  bool can_block() const noexcept override { return false; }
+
+ private:
+  net::Fd fd_;
+  std::unique_ptr<char[]> in_, out_;
+  uint32_t req_, resp_;
+  Clock::time_point last_rx_{}, drain_start_{};
+  bool draining_ = false;
+};
+
+}  // namespace flowperf::engine

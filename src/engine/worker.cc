@@ -1,0 +1,245 @@
+#include "engine/worker.h"
+
+#include <poll.h>
+#include <sys/epoll.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "net/fd.h"
+
+namespace flowperf::engine {
+namespace {
+
+constexpr auto kTick = std::chrono::milliseconds(20);
+
+int ms_until(Clock::time_point deadline, Clock::time_point now) {
+  if (deadline <= now) return 0;
+  auto d = std::chrono::duration_cast<std::chrono::microseconds>(deadline - now);
+  auto cap = std::chrono::duration_cast<std::chrono::microseconds>(kTick);
+  d = std::min(d, cap);
+  return static_cast<int>((d.count() + 999) / 1000);
+}
+
+void sleep_until(Clock::time_point t) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  timespec ts{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+}
+
+// The epoll driver's bookkeeping for one flow.
+struct Slot {
+  Flow* flow = nullptr;
+  int reg_fd = -1;
+  uint32_t reg_events = 0;
+  Clock::time_point deadline = Clock::time_point::max();
+  bool active = true;
+};
+
+class EpollDriver final : public FlowHost {
+ public:
+  EpollDriver(std::vector<Flow*>& flows, const std::atomic<Phase>& phase,
+              std::atomic<size_t>& finished)
+      : flows_(flows), phase_(phase), finished_(finished), ep_(::epoll_create1(EPOLL_CLOEXEC)) {
+    slots_.resize(flows.size());
+    for (size_t i = 0; i < flows.size(); ++i) {
+      slots_[i].flow = flows[i];
+      flows[i]->host = this;
+      flows[i]->set_mode(false);
+    }
+  }
+
+  void forget_fd(Flow* flow, int fd) noexcept override {
+    for (auto& s : slots_)
+      if (s.flow == flow && s.reg_fd == fd) {
+        ::epoll_ctl(ep_.get(), EPOLL_CTL_DEL, fd, nullptr);
+        s.reg_fd = -1;
+        s.reg_events = 0;
+      }
+  }
+
+  void run() noexcept {
+    Clock::time_point now = Clock::now();
+    size_t active = slots_.size();
+    Phase last = phase_.load(std::memory_order_relaxed);
+    for (auto& s : slots_) {
+      s.flow->started = now;
+      active -= apply(s, s.flow->step(phase_, now), now);
+    }
+    epoll_event events[256];
+    Clock::time_point next_timer = earliest();
+    while (active > 0) {
+      Phase p = phase_.load(std::memory_order_relaxed);
+      if (p != last) {
+        // Every flow sees a phase change, even one whose socket is idle.
+        last = p;
+        now = Clock::now();
+        for (auto& s : slots_)
+          if (s.active) active -= apply(s, s.flow->step(phase_, now), now);
+        next_timer = earliest();
+        continue;
+      }
+      now = Clock::now();
+      int n = ::epoll_wait(ep_.get(), events, 256, ms_until(next_timer, now));
+      now = Clock::now();
+      for (int i = 0; i < n; ++i) {
+        Slot& s = *static_cast<Slot*>(events[i].data.ptr);
+        if (s.active) active -= apply(s, s.flow->step(phase_, now), now);
+      }
+      if (now >= next_timer) {
+        for (auto& s : slots_)
+          if (s.active && s.deadline <= now) active -= apply(s, s.flow->step(phase_, now), now);
+        next_timer = earliest();
+      } else if (n > 0) {
+        next_timer = earliest();
+      }
+    }
+  }
+
+ private:
+  Clock::time_point earliest() const {
+    Clock::time_point t = Clock::now() + kTick;
+    for (const auto& s : slots_)
+      if (s.active && s.deadline < t) t = s.deadline;
+    return t;
+  }
+
+  // Registers what the flow waits for; returns 1 when the flow finished.
+  size_t apply(Slot& s, const Wait& w, Clock::time_point now) noexcept {
+    if (w.done) {
+      if (s.reg_fd >= 0) ::epoll_ctl(ep_.get(), EPOLL_CTL_DEL, s.reg_fd, nullptr);
+      s.reg_fd = -1;
+      s.active = false;
+      s.flow->ended = now;
+      s.flow->is_finished.store(true, std::memory_order_release);
+      finished_.fetch_add(1, std::memory_order_release);
+      return 1;
+    }
+    s.deadline = w.deadline;
+    if (w.fd != s.reg_fd || w.events != s.reg_events) {
+      if (s.reg_fd >= 0 && w.fd != s.reg_fd)
+        ::epoll_ctl(ep_.get(), EPOLL_CTL_DEL, s.reg_fd, nullptr);
+      if (w.fd >= 0) {
+        epoll_event ev{};
+        ev.events = w.events;
+        ev.data.ptr = &s;
+        int op = (w.fd == s.reg_fd) ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+        if (::epoll_ctl(ep_.get(), op, w.fd, &ev) < 0)
+          ::epoll_ctl(ep_.get(), op == EPOLL_CTL_MOD ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, w.fd, &ev);
+      }
+      s.reg_fd = w.fd;
+      s.reg_events = w.events;
+    }
+    return 0;
+  }
+
+  std::vector<Flow*>& flows_;
+  const std::atomic<Phase>& phase_;
+  std::atomic<size_t>& finished_;
+  net::Fd ep_;
+  std::vector<Slot> slots_;
+};
+
+// One flow, driven directly: blocking sockets when the flow allows it,
+// otherwise poll() with the flow's own deadline.
+void drive_single(Flow& f, const std::atomic<Phase>& phase, std::atomic<size_t>& finished) {
+  const bool blocking = f.can_block();
+  f.set_mode(blocking);
+  Clock::time_point now = Clock::now();
+  f.started = now;
+  for (;;) {
+    Wait w = f.step(phase, now);
+    if (w.done) break;
+    if (w.fd < 0) {  // pacing: nothing to wait for but time
+      now = Clock::now();
+      sleep_until(std::min(w.deadline, now + kTick));
+    } else if (!blocking || w.deadline != Clock::time_point::max()) {
+      pollfd pfd{w.fd, static_cast<short>(w.events), 0};
+      now = Clock::now();
+      ::poll(&pfd, 1, ms_until(w.deadline, now));
+    }
+    now = Clock::now();
+  }
+  f.ended = Clock::now();
+  f.is_finished.store(true, std::memory_order_release);
+  finished.fetch_add(1, std::memory_order_release);
+}
+
+}  // namespace
+
+Side::Side(std::vector<std::unique_ptr<Flow>> flows, unsigned threads) : flows_(std::move(flows)) {
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(flows_.size())));
+  groups_.resize(threads);
+  for (size_t i = 0; i < flows_.size(); ++i) groups_[i % threads].push_back(flows_[i].get());
+  if (per_flow_histograms()) {
+    for (auto& f : flows_) {
+      histograms_.push_back(std::make_unique<measure::Histogram>());
+      f->histogram = histograms_.back().get();
+    }
+  } else {
+    for (auto& g : groups_) {
+      histograms_.push_back(std::make_unique<measure::Histogram>());
+      for (Flow* f : g) f->histogram = histograms_.back().get();
+    }
+  }
+}
+
+Side::~Side() {
+  set_phase(Phase::kAbort);
+  gate_.store(true);
+  gate_.notify_all();
+  join();
+}
+
+void Side::launch() {
+  for (size_t g = 0; g < groups_.size(); ++g) threads_.emplace_back([this, g] { run_worker(g); });
+}
+
+Clock::time_point Side::go() {
+  start_ = Clock::now();
+  gate_.store(true, std::memory_order_release);
+  gate_.notify_all();
+  return start_;
+}
+
+void Side::run_worker(size_t group) noexcept {
+  gate_.wait(false, std::memory_order_acquire);
+  auto& flows = groups_[group];
+  if (flows.size() == 1) {
+    drive_single(*flows[0], phase_, finished_);
+  } else {
+    EpollDriver driver(flows, phase_, finished_);
+    driver.run();
+  }
+}
+
+bool Side::all_finished() const noexcept {
+  return finished_.load(std::memory_order_acquire) == flows_.size();
+}
+
+bool Side::wait_finished(Clock::time_point deadline) const {
+  while (!all_finished()) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return true;
+}
+
+void Side::join() {
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+  threads_.clear();
+}
+
+measure::Histogram Side::merged_histogram() const {
+  measure::Histogram h;
+  for (const auto& p : histograms_) h.merge(*p);
+  return h;
+}
+
+const measure::Histogram* Side::flow_histogram(size_t i) const {
+  return per_flow_histograms() && i < histograms_.size() ? histograms_[i].get() : nullptr;
+}
+
+}  // namespace flowperf::engine

@@ -1,0 +1,66 @@
+// Side: the engine for one end of a test. It owns the flows, spreads them
+// over worker threads, releases the threads together through a gate, and
+// lets the controller (client) or session (server) move the phase from run
+// to drain to abort.
+//
+// A worker holding a single flow that can block drives it with blocking
+// sockets (one system call per send or receive); any other worker runs an
+// epoll loop over its flows.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "engine/flow.h"
+#include "measure/histogram.h"
+
+namespace flowperf::engine {
+
+class Side {
+ public:
+  // Flows with their own histogram up to this many; above it, the flows of
+  // one worker share a histogram (per-stream percentiles are then absent).
+  static constexpr size_t kPerFlowHistogramLimit = 256;
+
+  Side(std::vector<std::unique_ptr<Flow>> flows, unsigned threads);
+  ~Side();
+  Side(const Side&) = delete;
+  Side& operator=(const Side&) = delete;
+
+  // Starts the worker threads; they wait at the gate.
+  void launch();
+  // Opens the gate; every flow's clock starts now. Returns the start time.
+  Clock::time_point go();
+  void set_phase(Phase p) noexcept { phase_.store(p, std::memory_order_relaxed); }
+  Phase phase() const noexcept { return phase_.load(std::memory_order_relaxed); }
+  // True once every flow has finished.
+  bool all_finished() const noexcept;
+  // Waits until every flow has finished or the deadline passes.
+  bool wait_finished(Clock::time_point deadline) const;
+  // Joins the threads (after all_finished(), or after an abort).
+  void join();
+
+  const std::vector<std::unique_ptr<Flow>>& flows() const { return flows_; }
+  // The latency histogram of all flows merged.
+  measure::Histogram merged_histogram() const;
+  bool per_flow_histograms() const { return flows_.size() <= kPerFlowHistogramLimit; }
+  const measure::Histogram* flow_histogram(size_t i) const;
+  Clock::time_point start_time() const { return start_; }
+  unsigned threads() const { return static_cast<unsigned>(groups_.size()); }
+
+ private:
+  void run_worker(size_t group) noexcept;
+
+  std::vector<std::unique_ptr<Flow>> flows_;
+  std::vector<std::vector<Flow*>> groups_;  // flows of each worker
+  std::vector<std::unique_ptr<measure::Histogram>> histograms_;
+  std::vector<std::thread> threads_;
+  std::atomic<Phase> phase_{Phase::kRun};
+  std::atomic<bool> gate_{false};
+  std::atomic<size_t> finished_{0};
+  Clock::time_point start_{};
+};
+
+}  // namespace flowperf::engine

@@ -1,0 +1,199 @@
+// Histogram: see histogram.h for the bucket layout and the error bound.
+#include "measure/histogram.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace flowperf::measure {
+
+namespace {
+
+constexpr uint32_t kExactLimit = 2 * Histogram::kSubBuckets;  // indices below this are width 1
+
+// Shift (log2 of the width) of a non-overflow bucket with index >= kExactLimit.
+constexpr uint32_t shift_of(uint32_t index) noexcept {
+  return (index >> Histogram::kSubBucketBits) - 1;
+}
+
+}  // namespace
+
+long double Histogram::Snapshot::sum() const noexcept {
+  return std::ldexp(static_cast<long double>(sum_hi), 64) + static_cast<long double>(sum_lo);
+}
+
+Histogram::Histogram() : counts_(kBucketCount, 0) {}
+
+void Histogram::record_n(uint64_t value, uint64_t n) noexcept {
+  if (n == 0) return;
+  counts_[index_of(value)] += n;
+  count_ += n;
+  sum_ += static_cast<Uint128>(value) * n;
+  min_ = std::min(min_, value);
+  max_ = std::max(max_, value);
+}
+
+void Histogram::merge(const Histogram& other) noexcept {
+  // Also correct for merge(*this): every counter is read before it is written.
+  uint64_t* dst = counts_.data();
+  const uint64_t* src = other.counts_.data();
+  for (uint32_t i = 0; i < kBucketCount; ++i) dst[i] += src[i];
+  count_ += other.count_;
+  sum_ += other.sum_;
+  min_ = std::min(min_, other.min_);
+  max_ = std::max(max_, other.max_);
+}
+
+void Histogram::clear() noexcept {
+  std::fill(counts_.begin(), counts_.end(), 0);
+  count_ = 0;
+  min_ = UINT64_MAX;
+  max_ = 0;
+  sum_ = 0;
+}
+
+long double Histogram::sum() const noexcept {
+  return std::ldexp(static_cast<long double>(static_cast<uint64_t>(sum_ >> 64)), 64) +
+         static_cast<long double>(static_cast<uint64_t>(sum_));
+}
+
+long double Histogram::exact_mean() const noexcept {
+  // Integer quotient and remainder first, so only the fractional part is rounded. The quotient is
+  // at most max() and therefore fits in 64 bits.
+  const auto quotient = static_cast<uint64_t>(sum_ / count_);
+  const auto remainder = static_cast<uint64_t>(sum_ % count_);
+  return static_cast<long double>(quotient) +
+         static_cast<long double>(remainder) / static_cast<long double>(count_);
+}
+
+double Histogram::mean() const noexcept {
+  return count_ == 0 ? 0.0 : static_cast<double>(exact_mean());
+}
+
+double Histogram::stddev() const noexcept {
+  if (count_ == 0) return 0.0;
+  const long double mu = exact_mean();
+  long double acc = 0.0L;
+  const uint32_t last = index_of(max_);
+  for (uint32_t i = index_of(min_); i <= last; ++i) {
+    if (counts_[i] == 0) continue;
+    const long double d = static_cast<long double>(representative(i)) - mu;
+    acc += static_cast<long double>(counts_[i]) * d * d;
+  }
+  return static_cast<double>(std::sqrt(acc / static_cast<long double>(count_)));
+}
+
+uint64_t Histogram::percentile(double p) const noexcept {
+  if (count_ == 0) return 0;
+  if (!(p > 0.0)) return min_;  // also catches NaN
+  if (p >= 100.0) return max_;
+
+  // rank = ceil(p / 100 * count). p itself is usually not exactly representable (99.9 is stored
+  // as 99.900000000000006), so a product that lands within a relative 1e-12 of an integer is
+  // taken to be that integer; otherwise p = 99.9 with count = 1000 would give rank 1000, not 999.
+  const long double n = static_cast<long double>(count_);
+  long double r = static_cast<long double>(p) / 100.0L * n;
+  const long double nearest = std::round(r);
+  if (std::fabs(r - nearest) <= r * 1e-12L) r = nearest;
+  const long double c = std::ceil(r);
+  const uint64_t rank = c < 1.0L ? 1 : (c >= n ? count_ : static_cast<uint64_t>(c));
+
+  uint64_t seen = 0;
+  const uint32_t last = index_of(max_);
+  for (uint32_t i = index_of(min_); i <= last; ++i) {
+    seen += counts_[i];
+    if (seen >= rank) return representative(i);
+  }
+  return max_;  // unreachable: the buckets between min and max hold all count_ samples
+}
+
+std::vector<Histogram::Bucket> Histogram::nonzero_buckets() const {
+  std::vector<Bucket> out;
+  if (count_ == 0) return out;
+  const uint32_t last = index_of(max_);
+  for (uint32_t i = index_of(min_); i <= last; ++i) {
+    if (counts_[i] != 0) out.push_back(Bucket{i, counts_[i]});
+  }
+  return out;
+}
+
+Histogram::Snapshot Histogram::snapshot() const {
+  Snapshot s;
+  s.buckets = nonzero_buckets();
+  s.min = min();
+  s.max = max();
+  s.sum_lo = static_cast<uint64_t>(sum_);
+  s.sum_hi = static_cast<uint64_t>(sum_ >> 64);
+  return s;
+}
+
+Histogram Histogram::from_snapshot(const Snapshot& snapshot) {
+  auto fail = [](const std::string& why) {
+    throw std::invalid_argument("Histogram::from_snapshot: " + why);
+  };
+  const Uint128 sum = (static_cast<Uint128>(snapshot.sum_hi) << 64) | snapshot.sum_lo;
+
+  Histogram h;
+  if (snapshot.buckets.empty()) {
+    if (snapshot.min != 0 || snapshot.max != 0 || sum != 0) {
+      fail("empty snapshot with nonzero min/max/sum");
+    }
+    return h;
+  }
+  if (snapshot.min > snapshot.max) fail("min > max");
+
+  // Bounds on the sum implied by the buckets and the exact min/max. Neither can overflow: the
+  // total count is < 2^64 and every value is < 2^64, so any sum is < 2^128.
+  Uint128 lowest = 0;
+  Uint128 highest = 0;
+  uint64_t total = 0;
+  int64_t previous = -1;
+  for (const Bucket& b : snapshot.buckets) {
+    if (b.index >= kBucketCount) fail("bucket index " + std::to_string(b.index) + " out of range");
+    if (static_cast<int64_t>(b.index) <= previous) fail("bucket indices not strictly ascending");
+    if (b.count == 0) fail("zero bucket count");
+    if (total + b.count < total) fail("total count overflows");
+    previous = b.index;
+    total += b.count;
+    h.counts_[b.index] = b.count;
+    const uint64_t lo = std::clamp(bucket_low(b.index), snapshot.min, snapshot.max);
+    const uint64_t hi = std::clamp(bucket_high(b.index), snapshot.min, snapshot.max);
+    lowest += static_cast<Uint128>(lo) * b.count;
+    highest += static_cast<Uint128>(hi) * b.count;
+  }
+  if (index_of(snapshot.min) != snapshot.buckets.front().index) {
+    fail("min is not in the first nonzero bucket");
+  }
+  if (index_of(snapshot.max) != snapshot.buckets.back().index) {
+    fail("max is not in the last nonzero bucket");
+  }
+  if (total == 1 && snapshot.min != snapshot.max) fail("one sample but min != max");
+  if (sum < lowest || sum > highest) fail("sum inconsistent with buckets and min/max");
+
+  h.count_ = total;
+  h.min_ = snapshot.min;
+  h.max_ = snapshot.max;
+  h.sum_ = sum;
+  return h;
+}
+
+uint64_t Histogram::bucket_low(uint32_t index) noexcept {
+  if (index >= kOverflowIndex) return kOverflowLow;
+  if (index < kExactLimit) return index;
+  return uint64_t{(index & (kSubBuckets - 1)) | kSubBuckets} << shift_of(index);
+}
+
+uint64_t Histogram::bucket_high(uint32_t index) noexcept {
+  if (index >= kOverflowIndex) return UINT64_MAX;
+  if (index < kExactLimit) return index;
+  return bucket_low(index) + ((uint64_t{1} << shift_of(index)) - 1);
+}
+
+uint64_t Histogram::representative(uint32_t index) const noexcept {
+  // The overflow bucket spans [2^40, 2^64): its midpoint says nothing, the exact max says most.
+  if (index == kOverflowIndex) return max_;
+  const uint64_t low = bucket_low(index);
+  return std::clamp(low + (bucket_high(index) - low) / 2, min_, max_);
+}
+
+}  // namespace flowperf::measure

@@ -1,0 +1,201 @@
+#include "proto/messages.h"
+
+#include <nlohmann/json.hpp>
+
+#include "spec/spec_json.h"
+
+namespace flowperf::proto {
+namespace {
+
+using nlohmann::json;
+
+template <class... Ts>
+struct Overload : Ts... {
+  using Ts::operator()...;
+};
+template <class... Ts>
+Overload(Ts...) -> Overload<Ts...>;
+
+template <typename T>
+T field(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) throw ProtocolError(std::string("message lacks field '") + key + "'");
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw ProtocolError(std::string("message field '") + key + "' has the wrong type");
+  }
+}
+
+template <typename T>
+T field_or(const json& j, const char* key, T fallback) {
+  return j.contains(key) ? field<T>(j, key) : fallback;
+}
+
+json flow_to_json(const engine::FlowResult& f) {
+  json j = {{"index", f.index},
+            {"elapsed_s", f.elapsed_s},
+            {"bytes_sent", f.bytes_sent},
+            {"bytes_recv", f.bytes_recv},
+            {"send_calls", f.send_calls},
+            {"recv_calls", f.recv_calls},
+            {"transactions", f.transactions},
+            {"datagrams_sent", f.datagrams_sent},
+            {"datagrams_recv", f.datagrams_recv},
+            {"timeouts", f.timeouts},
+            {"late", f.late},
+            {"out_of_order", f.out_of_order},
+            {"duplicates", f.duplicates},
+            {"send_errors", f.send_errors},
+            {"connects", f.connects},
+            {"jitter_ns", f.jitter_ns},
+            {"finished", f.finished},
+            {"error", f.error}};
+  if (f.latency) j["latency"] = histogram_to_json(*f.latency);
+  return j;
+}
+
+engine::FlowResult flow_from_json(const json& j) {
+  engine::FlowResult f;
+  f.index = field<uint32_t>(j, "index");
+  f.elapsed_s = field<double>(j, "elapsed_s");
+  f.bytes_sent = field<uint64_t>(j, "bytes_sent");
+  f.bytes_recv = field<uint64_t>(j, "bytes_recv");
+  f.send_calls = field<uint64_t>(j, "send_calls");
+  f.recv_calls = field<uint64_t>(j, "recv_calls");
+  f.transactions = field<uint64_t>(j, "transactions");
+  f.datagrams_sent = field<uint64_t>(j, "datagrams_sent");
+  f.datagrams_recv = field<uint64_t>(j, "datagrams_recv");
+  f.timeouts = field<uint64_t>(j, "timeouts");
+  f.late = field<uint64_t>(j, "late");
+  f.out_of_order = field<uint64_t>(j, "out_of_order");
+  f.duplicates = field<uint64_t>(j, "duplicates");
+  f.send_errors = field<uint64_t>(j, "send_errors");
+  f.connects = field<uint64_t>(j, "connects");
+  f.jitter_ns = field<double>(j, "jitter_ns");
+  f.finished = field<bool>(j, "finished");
+  f.error = field<std::string>(j, "error");
+  if (j.contains("latency")) f.latency = histogram_from_json(j.at("latency"));
+  return f;
+}
+
+}  // namespace
+
+json histogram_to_json(const measure::Histogram& h) {
+  auto s = h.snapshot();
+  json buckets = json::array();
+  for (const auto& b : s.buckets) buckets.push_back({b.index, b.count});
+  return {{"min", s.min}, {"max", s.max}, {"sum_lo", s.sum_lo}, {"sum_hi", s.sum_hi},
+          {"buckets", buckets}};
+}
+
+measure::Histogram histogram_from_json(const json& j) {
+  if (!j.is_object()) throw ProtocolError("histogram is not an object");
+  measure::Histogram::Snapshot s;
+  s.min = field<uint64_t>(j, "min");
+  s.max = field<uint64_t>(j, "max");
+  s.sum_lo = field<uint64_t>(j, "sum_lo");
+  s.sum_hi = field<uint64_t>(j, "sum_hi");
+  auto b = field<json>(j, "buckets");
+  if (!b.is_array()) throw ProtocolError("histogram buckets is not an array");
+  for (const auto& e : b) {
+    if (!e.is_array() || e.size() != 2 || !e[0].is_number_unsigned() ||
+        !e[1].is_number_unsigned())
+      throw ProtocolError("histogram bucket is not a pair of counts");
+    s.buckets.push_back({e[0].get<uint32_t>(), e[1].get<uint64_t>()});
+  }
+  try {
+    return measure::Histogram::from_snapshot(s);
+  } catch (const std::exception& e) {
+    throw ProtocolError(std::string("bad histogram: ") + e.what());
+  }
+}
+
+json side_to_json(const engine::SideResult& s) {
+  json flows = json::array();
+  for (const auto& f : s.flows) flows.push_back(flow_to_json(f));
+  return {{"elapsed_s", s.elapsed_s}, {"threads", s.threads}, {"sndbuf", s.sndbuf},
+          {"rcvbuf", s.rcvbuf},       {"flows", flows},       {"latency", histogram_to_json(s.latency)}};
+}
+
+engine::SideResult side_from_json(const json& j) {
+  if (!j.is_object()) throw ProtocolError("results are not an object");
+  engine::SideResult s;
+  s.elapsed_s = field<double>(j, "elapsed_s");
+  s.threads = field<unsigned>(j, "threads");
+  s.sndbuf = field<int>(j, "sndbuf");
+  s.rcvbuf = field<int>(j, "rcvbuf");
+  auto flows = field<json>(j, "flows");
+  if (!flows.is_array()) throw ProtocolError("results flows is not an array");
+  for (const auto& f : flows) {
+    if (!f.is_object()) throw ProtocolError("a flow result is not an object");
+    s.flows.push_back(flow_from_json(f));
+  }
+  s.latency = histogram_from_json(field<json>(j, "latency"));
+  return s;
+}
+
+const char* message_name(const Message& m) {
+  return std::visit(Overload{[](const Hello&) { return "hello"; },
+                             [](const Welcome&) { return "welcome"; },
+                             [](const Setup&) { return "setup"; },
+                             [](const SetupOk&) { return "setup_ok"; },
+                             [](const Start&) { return "start"; },
+                             [](const Started&) { return "started"; },
+                             [](const Stop&) { return "stop"; },
+                             [](const Results&) { return "results"; },
+                             [](const ErrorMsg&) { return "error"; }},
+                    m);
+}
+
+std::string encode(const Message& m) {
+  json j = std::visit(
+      Overload{
+          [](const Hello& h) -> json { return {{"version", h.version}, {"software", h.software}}; },
+          [](const Welcome& w) -> json {
+            return {{"version", w.version}, {"software", w.software}, {"hostname", w.hostname}};
+          },
+          [](const Setup& s) -> json { return {{"spec", spec::to_json(s.spec)}}; },
+          [](const SetupOk& s) -> json {
+            return {{"tcp_port", s.tcp_port}, {"udp_ports", s.udp_ports}, {"cookie", s.cookie},
+                    {"threads", s.threads},   {"sndbuf", s.sndbuf},       {"rcvbuf", s.rcvbuf}};
+          },
+          [](const Start&) -> json { return json::object(); },
+          [](const Started&) -> json { return json::object(); },
+          [](const Stop&) -> json { return json::object(); },
+          [](const Results& r) -> json { return {{"side", side_to_json(r.side)}}; },
+          [](const ErrorMsg& e) -> json { return {{"code", e.code}, {"message", e.message}}; }},
+      m);
+  j["type"] = message_name(m);
+  return j.dump();
+}
+
+Message decode(std::string_view body) {
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) throw ProtocolError("control message is not valid JSON");
+  if (!j.is_object()) throw ProtocolError("control message is not a JSON object");
+  auto type = field<std::string>(j, "type");
+  if (type == "hello") return Hello{field<uint32_t>(j, "version"), field<std::string>(j, "software")};
+  if (type == "welcome")
+    return Welcome{field<uint32_t>(j, "version"), field<std::string>(j, "software"),
+                   field_or<std::string>(j, "hostname", "")};
+  if (type == "setup") {
+    try {
+      return Setup{spec::spec_from_json(field<json>(j, "spec"))};
+    } catch (const std::invalid_argument& e) {
+      throw ProtocolError(e.what());
+    }
+  }
+  if (type == "setup_ok")
+    return SetupOk{field<uint16_t>(j, "tcp_port"), field<std::vector<uint16_t>>(j, "udp_ports"),
+                   field<uint64_t>(j, "cookie"),   field<uint32_t>(j, "threads"),
+                   field<int32_t>(j, "sndbuf"),    field<int32_t>(j, "rcvbuf")};
+  if (type == "start") return Start{};
+  if (type == "started") return Started{};
+  if (type == "stop") return Stop{};
+  if (type == "results") return Results{side_from_json(field<json>(j, "side"))};
+  if (type == "error") return ErrorMsg{field<std::string>(j, "code"), field<std::string>(j, "message")};
+  throw ProtocolError("unknown control message type '" + type + "'");
+}
+
+}  // namespace flowperf::proto

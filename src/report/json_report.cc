@@ -1,0 +1,124 @@
+#include "report/json_report.h"
+
+#include <cmath>
+
+#include "core/version.h"
+#include "proto/messages.h"
+#include "report/summary.h"
+#include "spec/spec_json.h"
+
+namespace flowperf::report {
+namespace {
+
+using nlohmann::json;
+
+json num(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+json stream_json(const StreamSummary& s, const Summary& sum) {
+  json j = {{"elapsed_s", num(s.elapsed_s)}};
+  if (sum.stream_family) {
+    j["bytes_sent"] = s.bytes_sent;
+    j["bytes_received"] = s.bytes_received;
+    j["bits_per_second"] = num(s.throughput_bps);
+    if (sum.udp) {
+      j["datagrams_sent"] = s.datagrams_sent;
+      j["datagrams_received"] = s.datagrams_received;
+      j["datagrams_lost"] = s.datagrams_lost;
+      j["loss_percent"] = num(s.loss_percent);
+      j["out_of_order"] = s.out_of_order;
+      j["duplicates"] = s.duplicates;
+      j["send_errors"] = s.send_errors;
+      j["jitter_ms"] = num(s.jitter_ms);
+      j["offered_bits_per_second"] = num(s.send_bps);
+    }
+  } else {
+    j["transactions"] = s.transactions;
+    j["remote_transactions"] = s.remote_transactions;
+    j["transactions_per_second"] = num(s.transactions_per_s);
+    j["timeouts"] = s.timeouts;
+    j["late"] = s.late;
+    j["latency_us"] = s.latency ? latency_json(*s.latency) : json(nullptr);
+  }
+  return j;
+}
+
+}  // namespace
+
+json latency_json(const measure::Histogram& h) {
+  auto us = [](double ns) { return num(ns / 1000.0); };
+  return {{"count", h.count()},
+          {"min", us(static_cast<double>(h.min()))},
+          {"mean", us(h.mean())},
+          {"stddev", us(h.stddev())},
+          {"p50", us(static_cast<double>(h.percentile(50)))},
+          {"p90", us(static_cast<double>(h.percentile(90)))},
+          {"p99", us(static_cast<double>(h.percentile(99)))},
+          {"p99_9", us(static_cast<double>(h.percentile(99.9)))},
+          {"p99_99", us(static_cast<double>(h.percentile(99.99)))},
+          {"max", us(static_cast<double>(h.max()))},
+          {"histogram_ns", proto::histogram_to_json(h)}};
+}
+
+json result_json(const session::TestResult& r) {
+  Summary sum = summarize(r);
+  json streams = json::array();
+  for (const auto& s : sum.streams) {
+    json j = stream_json(s, sum);
+    j["index"] = s.index;
+    streams.push_back(std::move(j));
+  }
+  json intervals = json::array();
+  for (const auto& iv : r.intervals) {
+    json flows = json::array();
+    uint64_t sent = 0, recv = 0, txn = 0;
+    const double dt = iv.end_s - iv.start_s;
+    for (size_t i = 0; i < iv.flows.size(); ++i) {
+      const auto& f = iv.flows[i];
+      sent += f.bytes_sent;
+      recv += f.bytes_recv;
+      txn += f.transactions;
+      flows.push_back({{"index", i},
+                       {"bytes_sent", f.bytes_sent},
+                       {"bytes_received", f.bytes_recv},
+                       {"transactions", f.transactions}});
+    }
+    const uint64_t moved = r.spec.test == spec::TestKind::kTcpMaerts ? recv : sent;
+    intervals.push_back({{"start_s", num(iv.start_s)},
+                         {"end_s", num(iv.end_s)},
+                         {"streams", flows},
+                         {"sum",
+                          {{"bytes_sent", sent},
+                           {"bytes_received", recv},
+                           {"transactions", txn},
+                           {"bits_per_second", num(dt > 0 ? 8.0 * static_cast<double>(moved) / dt : 0)},
+                           {"transactions_per_second",
+                            num(dt > 0 ? static_cast<double>(txn) / dt : 0)}}}});
+  }
+  json errors = json::array();
+  if (!r.error.empty()) errors.push_back(r.error);
+  json total = stream_json(sum.total, sum);
+  total["receiver_counted"] = sum.receiver_counted;
+  return {
+      {"schema_version", kJsonSchemaVersion},
+      {"tool", {{"name", "flowperf"}, {"version", kVersion}}},
+      {"test", spec::info(r.spec.test).name},
+      {"spec", spec::to_json(r.spec)},
+      {"endpoints",
+       {{"local", {{"host", r.local.host}, {"port", r.local.port}}},
+        {"remote",
+         {{"host", r.remote.host},
+          {"port", r.remote.port},
+          {"software", r.server_software},
+          {"hostname", r.server_hostname},
+          {"embedded", r.embedded_server}}}}},
+      {"intervals", intervals},
+      {"streams", streams},
+      {"total", total},
+      {"local", proto::side_to_json(r.local_side)},
+      {"remote", r.have_remote ? proto::side_to_json(r.remote_side) : json(nullptr)},
+      {"interrupted", r.interrupted},
+      {"errors", errors},
+  };
+}
+
+}  // namespace flowperf::report

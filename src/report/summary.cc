@@ -1,0 +1,117 @@
+#include "report/summary.h"
+
+#include <algorithm>
+
+namespace flowperf::report {
+
+using spec::Family;
+using spec::Protocol;
+using spec::TestKind;
+
+namespace {
+
+const engine::FlowResult* find_flow(const engine::SideResult& side, uint32_t index) {
+  for (const auto& f : side.flows)
+    if (f.index == index) return &f;
+  return nullptr;
+}
+
+double rate(double amount, double seconds) { return seconds > 0 ? amount / seconds : 0; }
+
+void fill_stream(StreamSummary& s, const engine::FlowResult& local,
+                 const engine::FlowResult* remote, TestKind test, bool* receiver_counted) {
+  s.elapsed_s = local.elapsed_s;
+  switch (test) {
+    case TestKind::kTcpStream:
+      s.bytes_sent = local.bytes_sent;
+      s.bytes_received = remote ? remote->bytes_recv : local.bytes_sent;
+      break;
+    case TestKind::kTcpMaerts:
+      s.bytes_sent = remote ? remote->bytes_sent : local.bytes_recv;
+      s.bytes_received = local.bytes_recv;
+      break;
+    case TestKind::kUdpStream:
+      s.bytes_sent = local.bytes_sent;
+      s.datagrams_sent = local.datagrams_sent;
+      s.send_errors = local.send_errors;
+      if (remote) {
+        s.bytes_received = remote->bytes_recv;
+        s.duplicates = remote->duplicates;
+        s.out_of_order = remote->out_of_order;
+        s.datagrams_received = remote->datagrams_recv - remote->duplicates;
+        s.jitter_ms = remote->jitter_ns / 1e6;
+      }
+      s.datagrams_lost =
+          s.datagrams_sent > s.datagrams_received ? s.datagrams_sent - s.datagrams_received : 0;
+      s.loss_percent = s.datagrams_sent
+                           ? 100.0 * static_cast<double>(s.datagrams_lost) /
+                                 static_cast<double>(s.datagrams_sent)
+                           : 0;
+      s.send_bps = rate(8.0 * static_cast<double>(s.bytes_sent), s.elapsed_s);
+      break;
+    default:
+      break;
+  }
+  if (!remote && test != TestKind::kTcpMaerts) *receiver_counted = false;
+  s.throughput_bps = rate(8.0 * static_cast<double>(s.bytes_received), s.elapsed_s);
+}
+
+}  // namespace
+
+Summary summarize(const session::TestResult& r) {
+  Summary sum;
+  const auto& info = spec::info(r.spec.test);
+  sum.stream_family = info.family == Family::kStream;
+  sum.udp = info.protocol == Protocol::kUdp;
+  const engine::SideResult* remote = r.have_remote ? &r.remote_side : nullptr;
+  sum.receiver_counted = remote != nullptr;
+
+  for (const auto& lf : r.local_side.flows) {
+    StreamSummary s;
+    s.index = lf.index;
+    const engine::FlowResult* rf =
+        remote && r.spec.test != TestKind::kTcpCrr ? find_flow(*remote, lf.index) : nullptr;
+    if (sum.stream_family) {
+      fill_stream(s, lf, rf, r.spec.test, &sum.receiver_counted);
+    } else {
+      s.elapsed_s = lf.elapsed_s;
+      s.transactions = lf.transactions;
+      s.remote_transactions = rf ? rf->transactions : 0;
+      s.transactions_per_s = rate(static_cast<double>(lf.transactions), lf.elapsed_s);
+      s.timeouts = lf.timeouts;
+      s.late = lf.late;
+      s.latency = lf.latency;
+    }
+    sum.streams.push_back(std::move(s));
+  }
+
+  // Totals: sums over streams, over the side's elapsed time.
+  StreamSummary& t = sum.total;
+  t.elapsed_s = r.local_side.elapsed_s;
+  for (const auto& s : sum.streams) {
+    t.bytes_sent += s.bytes_sent;
+    t.bytes_received += s.bytes_received;
+    t.datagrams_sent += s.datagrams_sent;
+    t.datagrams_received += s.datagrams_received;
+    t.datagrams_lost += s.datagrams_lost;
+    t.out_of_order += s.out_of_order;
+    t.duplicates += s.duplicates;
+    t.send_errors += s.send_errors;
+    t.transactions += s.transactions;
+    t.remote_transactions += s.remote_transactions;
+    t.timeouts += s.timeouts;
+    t.late += s.late;
+    t.jitter_ms = std::max(t.jitter_ms, s.jitter_ms);
+  }
+  if (r.spec.test == TestKind::kTcpCrr && remote) t.remote_transactions = remote->total().transactions;
+  t.throughput_bps = rate(8.0 * static_cast<double>(t.bytes_received), t.elapsed_s);
+  t.send_bps = rate(8.0 * static_cast<double>(t.bytes_sent), t.elapsed_s);
+  t.transactions_per_s = rate(static_cast<double>(t.transactions), t.elapsed_s);
+  t.loss_percent = t.datagrams_sent ? 100.0 * static_cast<double>(t.datagrams_lost) /
+                                          static_cast<double>(t.datagrams_sent)
+                                    : 0;
+  if (!sum.stream_family && r.local_side.latency.count() > 0) t.latency = r.local_side.latency;
+  return sum;
+}
+
+}  // namespace flowperf::report

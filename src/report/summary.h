@@ -1,0 +1,47 @@
+// Summary: the numbers a report shows, computed once from a TestResult so
+// every renderer shows the same thing. Stream throughput counts the bytes
+// the receiver got (the server's count for client-to-server tests) over the
+// client's elapsed time; when the receiver's count is missing (server gone)
+// the sender's count is used and `receiver_counted` says so.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "measure/histogram.h"
+#include "session/controller.h"
+
+namespace flowperf::report {
+
+struct StreamSummary {
+  uint32_t index = 0;
+  double elapsed_s = 0;
+  // Stream family.
+  uint64_t bytes_sent = 0;      // by the sender
+  uint64_t bytes_received = 0;  // by the receiver (== bytes_sent for TCP)
+  double throughput_bps = 0;    // bits per second delivered
+  // UDP stream.
+  uint64_t datagrams_sent = 0, datagrams_received = 0, datagrams_lost = 0;
+  uint64_t out_of_order = 0, duplicates = 0, send_errors = 0;
+  double loss_percent = 0;
+  double send_bps = 0;  // offered load
+  double jitter_ms = 0;
+  // Request/response family.
+  uint64_t transactions = 0;
+  uint64_t remote_transactions = 0;
+  double transactions_per_s = 0;
+  uint64_t timeouts = 0, late = 0;
+  std::optional<measure::Histogram> latency;  // nanoseconds
+};
+
+struct Summary {
+  std::vector<StreamSummary> streams;
+  StreamSummary total;
+  bool receiver_counted = true;
+  bool stream_family = true;
+  bool udp = false;
+};
+
+Summary summarize(const session::TestResult& r);
+
+}  // namespace flowperf::report

@@ -1,0 +1,132 @@
+#include "report/text_report.h"
+
+#include <fmt/format.h>
+
+#include "core/version.h"
+#include "report/summary.h"
+
+namespace flowperf::report {
+namespace {
+
+std::string rate_text(double bps, core::RateUnit unit) {
+  auto s = core::scale_rate(bps, unit);
+  return fmt::format("{:.2f} {}", s.value, s.unit);
+}
+
+std::string bytes_text(double b) {
+  auto s = core::scale_bytes(b);
+  return s.unit == "B" ? fmt::format("{:.0f} B", s.value) : fmt::format("{:.2f} {}", s.value, s.unit);
+}
+
+std::string us(uint64_t ns) { return fmt::format("{:.1f}", static_cast<double>(ns) / 1000.0); }
+
+std::string label(uint32_t index) { return fmt::format("{:>6}", index); }
+
+}  // namespace
+
+std::string text_header(const session::TestResult& r) {
+  const auto& s = r.spec;
+  const auto& info = spec::info(s.test);
+  std::string out = fmt::format("flowperf {}: {} — {}\n", kVersion, info.name, info.title);
+  out += fmt::format("  local {}:{} -> remote {}:{}{}\n", r.local.host, r.local.port, r.remote.host,
+                     r.remote.port,
+                     r.embedded_server ? " (embedded server, started in this process)"
+                                       : (r.server_software.empty() ? "" : " (" + r.server_software + ")"));
+  std::string length = s.count ? fmt::format("{} {}", s.count,
+                                             info.family == spec::Family::kStream ? "bytes"
+                                                                                  : "transactions")
+                               : fmt::format("{:g} s", s.duration_s);
+  std::string sizes = info.family == spec::Family::kStream
+                          ? fmt::format("send size {} B", s.effective_send_size())
+                          : fmt::format("request {} B, response {} B", s.request_size,
+                                        s.response_size);
+  out += fmt::format("  {} stream{}, {}, {}", s.streams, s.streams == 1 ? "" : "s", length, sizes);
+  if (s.rate_bps) out += ", target " + rate_text(static_cast<double>(s.rate_bps), core::RateUnit::Auto);
+  if (s.nodelay) out += ", TCP_NODELAY";
+  out += "\n";
+  return out;
+}
+
+std::string text_interval(const spec::TestSpec& s, const session::IntervalSample& iv,
+                          const TextOptions& o) {
+  const bool stream = spec::info(s.test).family == spec::Family::kStream;
+  uint64_t bytes = 0, txn = 0;
+  for (const auto& f : iv.flows) {
+    bytes += s.test == spec::TestKind::kTcpMaerts ? f.bytes_recv : f.bytes_sent;
+    txn += f.transactions;
+  }
+  double dt = iv.end_s - iv.start_s;
+  if (stream)
+    return fmt::format("  [{:7.2f}-{:7.2f} s]  {:>12}  {:>16}\n", iv.start_s, iv.end_s,
+                       bytes_text(static_cast<double>(bytes)),
+                       rate_text(dt > 0 ? 8.0 * static_cast<double>(bytes) / dt : 0, o.unit));
+  return fmt::format("  [{:7.2f}-{:7.2f} s]  {:>10} transactions  {:>12.1f} trans/s\n", iv.start_s,
+                     iv.end_s, txn, dt > 0 ? static_cast<double>(txn) / dt : 0);
+}
+
+std::string text_result(const session::TestResult& r, const TextOptions& o) {
+  Summary sum = summarize(r);
+  const auto& s = r.spec;
+  std::string out;
+  const bool many = sum.streams.size() > 1 && o.per_stream;
+  auto rows = [&](auto&& row) {
+    if (many)
+      for (const auto& st : sum.streams) out += row(label(st.index), st);
+    out += row(std::string("   SUM"), sum.total);
+  };
+
+  if (sum.stream_family && !sum.udp) {
+    out += fmt::format("\n{:>6}  {:>8}  {:>12}  {:>12}  {:>16}\n", "Stream", "Time(s)", "Sent",
+                       "Received", "Throughput");
+    rows([&](const std::string& l, const StreamSummary& st) {
+      return fmt::format("{}  {:8.2f}  {:>12}  {:>12}  {:>16}\n", l, st.elapsed_s,
+                         bytes_text(static_cast<double>(st.bytes_sent)),
+                         bytes_text(static_cast<double>(st.bytes_received)),
+                         rate_text(st.throughput_bps, o.unit));
+    });
+    out += fmt::format("  bytes: sender {}, receiver {}{}\n", sum.total.bytes_sent,
+                       sum.total.bytes_received,
+                       sum.receiver_counted ? "" : " (receiver's count missing: sender's shown)");
+  } else if (sum.stream_family) {
+    out += fmt::format("\n{:>6}  {:>8}  {:>12}  {:>12}  {:>10}  {:>7}  {:>10}  {:>15}  {:>15}\n",
+                       "Stream", "Time(s)", "Sent(dgram)", "Recvd(dgram)", "Lost", "Loss%",
+                       "Jitter(ms)", "Offered", "Delivered");
+    rows([&](const std::string& l, const StreamSummary& st) {
+      return fmt::format("{}  {:8.2f}  {:>12}  {:>12}  {:>10}  {:7.3f}  {:10.4f}  {:>15}  {:>15}\n",
+                         l, st.elapsed_s, st.datagrams_sent, st.datagrams_received,
+                         st.datagrams_lost, st.loss_percent, st.jitter_ms,
+                         rate_text(st.send_bps, o.unit), rate_text(st.throughput_bps, o.unit));
+    });
+    out += fmt::format("  datagrams: sent {} ({} B each), received {}, out of order {}, "
+                       "duplicates {}, send errors {}\n",
+                       sum.total.datagrams_sent, s.effective_send_size(),
+                       sum.total.datagrams_received, sum.total.out_of_order, sum.total.duplicates,
+                       sum.total.send_errors);
+  } else {
+    out += fmt::format("\n{:>6}  {:>8}  {:>12}  {:>12}   {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}\n",
+                       "Stream", "Time(s)", "Transactions", "Trans/s", "min", "mean", "p50", "p90",
+                       "p99", "p99.9", "max(us)");
+    rows([&](const std::string& l, const StreamSummary& st) {
+      std::string lat = "   (latency not kept per stream)";
+      if (st.latency && st.latency->count() > 0) {
+        const auto& h = *st.latency;
+        lat = fmt::format("   {:>8} {:>8.1f} {:>8} {:>8} {:>8} {:>8} {:>9}", us(h.min()),
+                          h.mean() / 1000.0, us(h.percentile(50)), us(h.percentile(90)),
+                          us(h.percentile(99)), us(h.percentile(99.9)), us(h.max()));
+      }
+      return fmt::format("{}  {:8.2f}  {:>12}  {:>12.1f}{}\n", l, st.elapsed_s, st.transactions,
+                         st.transactions_per_s, lat);
+    });
+    out += fmt::format("  transactions: client {}, server {}", sum.total.transactions,
+                       r.have_remote ? std::to_string(sum.total.remote_transactions)
+                                     : std::string("(unknown)"));
+    if (s.test == spec::TestKind::kUdpRr)
+      out += fmt::format("; timed out {}, late answers {}", sum.total.timeouts, sum.total.late);
+    out += "\n";
+  }
+  if (r.interrupted) out += "  interrupted: the results cover the time until Ctrl-C\n";
+  if (!r.error.empty()) out += "  error: " + r.error + "\n";
+  return out;
+}
+
+}  // namespace flowperf::report

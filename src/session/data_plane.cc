@@ -1,0 +1,159 @@
+#include "session/data_plane.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <cstring>
+#include <string>
+
+#include "core/error.h"
+#include "net/sys.h"
+
+namespace flowperf::session {
+
+using spec::Protocol;
+using spec::TestKind;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+net::Fd make_socket(const net::Address& addr, int type) {
+  net::Fd fd(::socket(addr.family(), type | SOCK_CLOEXEC, 0));
+  if (!fd) throw runtime_error("cannot create a data socket: " + net::sys::errno_text(errno));
+  return fd;
+}
+
+void bind_or_throw(int fd, const net::Address& addr) {
+  if (::bind(fd, addr.sa(), addr.len) < 0)
+    throw runtime_error("cannot bind a data socket to " + addr.to_string() + ": " +
+                        net::sys::errno_text(errno));
+}
+
+}  // namespace
+
+ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& local,
+                                  unsigned threads) {
+  ServerDataPlane p;
+  net::Address any = local;
+  any.set_port(0);
+  const int sndbuf = static_cast<int>(s.remote_sndbuf), rcvbuf = static_cast<int>(s.remote_rcvbuf);
+  if (spec::info(s.test).protocol == Protocol::kUdp) {
+    for (uint32_t i = 0; i < s.streams; ++i) {
+      net::Fd fd = make_socket(any, SOCK_DGRAM);
+      net::set_buffers(fd.get(), sndbuf, rcvbuf);
+      bind_or_throw(fd.get(), any);
+      p.udp_ports.push_back(net::local_address(fd.get()).port());
+      if (i == 0) {
+        p.sndbuf = net::get_sndbuf(fd.get());
+        p.rcvbuf = net::get_rcvbuf(fd.get());
+      }
+      p.udp.push_back(std::move(fd));
+    }
+    return p;
+  }
+  const size_t listeners = s.test == TestKind::kTcpCrr ? std::max(1u, threads) : 1;
+  net::Address addr = any;
+  for (size_t i = 0; i < listeners; ++i) {
+    net::Fd fd = make_socket(addr, SOCK_STREAM);
+    int one = 1;
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (listeners > 1) ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+    // Accepted sockets inherit these; the window must be set before listen().
+    net::set_buffers(fd.get(), sndbuf, rcvbuf);
+    if (s.nodelay) net::set_nodelay(fd.get(), true);
+    bind_or_throw(fd.get(), addr);
+    if (::listen(fd.get(), 4096) < 0)
+      throw runtime_error("cannot listen on a data socket: " + net::sys::errno_text(errno));
+    if (i == 0) {
+      addr = net::local_address(fd.get());
+      p.tcp_port = addr.port();
+      p.sndbuf = net::get_sndbuf(fd.get());
+      p.rcvbuf = net::get_rcvbuf(fd.get());
+    }
+    // CRR servers accept from their event loops; the stream listener is
+    // used with a deadline by accept_streams(). Both want non-blocking.
+    net::set_nonblocking(fd.get(), true);
+    p.listeners.push_back(std::move(fd));
+  }
+  return p;
+}
+
+std::vector<net::Fd> accept_streams(int listener, uint64_t cookie, uint32_t streams,
+                                    Clock::time_point deadline) {
+  std::vector<net::Fd> out(streams);
+  uint32_t have = 0;
+  while (have < streams) {
+    if (!net::sys::wait_readable(listener, deadline))
+      throw runtime_error("only " + std::to_string(have) + " of " + std::to_string(streams) +
+                          " data connections arrived in time");
+    net::Fd fd(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));
+    if (!fd) continue;
+    uint8_t greeting[kGreetingBytes];
+    // A short per-connection wait: a silent stray connection must not hold up the test.
+    auto conn_deadline = std::min(deadline, Clock::now() + std::chrono::seconds(5));
+    if (net::sys::read_exact(fd.get(), greeting, sizeof greeting, conn_deadline) !=
+        net::sys::IoStatus::kOk)
+      continue;
+    uint64_t c;
+    uint32_t index;
+    std::memcpy(&c, greeting, 8);
+    std::memcpy(&index, greeting + 8, 4);
+    if (c != cookie || index >= streams || out[index]) continue;  // not ours: drop it
+    out[index] = std::move(fd);
+    ++have;
+  }
+  return out;
+}
+
+std::vector<net::Fd> open_client_sockets(const spec::TestSpec& s, const net::Address& server,
+                                         const proto::SetupOk& ok, Clock::time_point deadline) {
+  std::vector<net::Fd> out;
+  const int sndbuf = static_cast<int>(s.local_sndbuf), rcvbuf = static_cast<int>(s.local_rcvbuf);
+  if (spec::info(s.test).protocol == Protocol::kUdp) {
+    if (ok.udp_ports.size() != s.streams)
+      throw runtime_error("the server offered " + std::to_string(ok.udp_ports.size()) +
+                          " UDP ports for " + std::to_string(s.streams) + " streams");
+    for (uint32_t i = 0; i < s.streams; ++i) {
+      net::Address a = server;
+      a.set_port(ok.udp_ports[i]);
+      net::Fd fd = make_socket(a, SOCK_DGRAM);
+      net::set_buffers(fd.get(), sndbuf, rcvbuf);
+      if (s.test == TestKind::kUdpStream) {
+        int have = net::get_sndbuf(fd.get());
+        if (s.effective_send_size() > static_cast<uint32_t>(have))
+          throw usage_error("-m " + std::to_string(s.effective_send_size()) +
+                            ": message too long: it is larger than the send socket buffer (" +
+                            std::to_string(have) + " bytes); use a smaller -m or a larger -s");
+      }
+      if (::connect(fd.get(), a.sa(), a.len) < 0)
+        throw runtime_error("cannot connect a UDP socket to " + a.to_string() + ": " +
+                            net::sys::errno_text(errno));
+      out.push_back(std::move(fd));
+    }
+    return out;
+  }
+  if (s.test == TestKind::kTcpCrr) return out;
+  net::Address a = server;
+  a.set_port(ok.tcp_port);
+  for (uint32_t i = 0; i < s.streams; ++i) {
+    int err = 0;
+    net::Fd fd = net::connect_tcp(a, deadline, &err, sndbuf, rcvbuf);
+    if (!fd)
+      throw runtime_error("cannot open data connection " + std::to_string(i + 1) + " to " +
+                          a.to_string() + ": " + net::sys::errno_text(err) +
+                          (err == EMFILE ? " — raise the open-file limit (ulimit -n)" : ""));
+    if (s.nodelay) net::set_nodelay(fd.get(), true);
+    uint8_t greeting[kGreetingBytes];
+    std::memcpy(greeting, &ok.cookie, 8);
+    std::memcpy(greeting + 8, &i, 4);
+    if (net::sys::write_all(fd.get(), greeting, sizeof greeting, deadline) !=
+        net::sys::IoStatus::kOk)
+      throw runtime_error("cannot greet the server on data connection " + std::to_string(i + 1));
+    out.push_back(std::move(fd));
+  }
+  return out;
+}
+
+}  // namespace flowperf::session

@@ -1,0 +1,73 @@
+// The server: an accept loop for control connections and one session thread
+// per connection. Each session runs one test at a time on its own data
+// sockets and worker threads, so any number of clients (up to the limit)
+// test at once. Nothing here is global: several servers, and clients, can
+// live in one process (the embedded loopback server does exactly that).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <list>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "net/fd.h"
+#include "net/socket.h"
+
+namespace flowperf::session {
+
+struct ServerConfig {
+  std::string bind_host;  // empty: every address
+  uint16_t port = 12865;  // 0: an ephemeral port
+  net::Family family = net::Family::kAny;
+  uint32_t max_tests = 100;       // tests running at once
+  double max_duration_s = 3600;   // longest test the server runs
+  double control_timeout_s = 10;  // longest wait for any control message outside a test
+  std::FILE* log = stderr;        // one line per test; nullptr: quiet
+};
+
+class Server {
+ public:
+  explicit Server(ServerConfig config);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Binds the control port. Throws a runtime Error.
+  void bind();
+  uint16_t port() const { return port_; }
+  net::Address address() const { return address_; }
+  // Accepts and serves until stop().
+  void serve();
+  // Serves on a background thread.
+  void start_background();
+  // Stops accepting, ends running sessions, and waits for them.
+  void stop();
+  uint32_t active_tests() const { return active_.load(); }
+  uint64_t sessions_served() const { return served_.load(); }
+
+ private:
+  struct SessionSlot {
+    std::thread thread;
+    std::atomic<bool> done{false};
+    int control_fd = -1;
+  };
+  void reap(bool all);
+  void run_session(SessionSlot* slot, net::Fd control);
+
+  ServerConfig config_;
+  net::Fd listener_;
+  net::Fd wake_;  // eventfd: stop() wakes the accept loop
+  uint16_t port_ = 0;
+  net::Address address_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<uint32_t> active_{0};
+  std::atomic<uint64_t> served_{0};
+  std::mutex mu_;
+  std::list<SessionSlot> sessions_;
+  std::thread background_;
+};
+
+}  // namespace flowperf::session

@@ -1,0 +1,254 @@
+#include "session/session.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <random>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "core/version.h"
+#include "engine/results.h"
+#include "engine/test_plan.h"
+#include "engine/worker.h"
+#include "net/socket.h"
+#include "net/sys.h"
+#include "proto/framing.h"
+#include "session/data_plane.h"
+#include "session/server.h"
+
+namespace flowperf::session {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+Clock::time_point after(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(seconds));
+}
+
+// Counts this session among the running tests while it lives.
+class TestSlot {
+ public:
+  explicit TestSlot(std::atomic<uint32_t>* active) : active_(active) {}
+  ~TestSlot() {
+    if (held_) active_->fetch_sub(1);
+  }
+  // Returns the count before this one when over the limit (and takes nothing).
+  bool take(uint32_t limit, uint32_t* running) {
+    uint32_t before = active_->fetch_add(1);
+    if (before >= limit) {
+      active_->fetch_sub(1);
+      *running = before;
+      return false;
+    }
+    held_ = true;
+    return true;
+  }
+
+ private:
+  std::atomic<uint32_t>* active_;
+  bool held_ = false;
+};
+
+class Session {
+ public:
+  Session(int control, const SessionContext& ctx)
+      : control_(control), ctx_(ctx), cfg_(*ctx.config), slot_(ctx.active_tests) {
+    peer_ = net::peer_address(control_);
+    local_ = net::local_address(control_);
+  }
+
+  void run() {
+    try {
+      exchange();
+    } catch (const proto::ProtocolError& e) {
+      reply_error("bad_message", e.what());
+      log("bad control message: " + std::string(e.what()));
+    } catch (const Error& e) {
+      reply_error("setup_failed", e.what());
+      log(std::string("failed: ") + e.what());
+    } catch (const std::exception& e) {
+      reply_error("internal", e.what());
+      log(std::string("internal error: ") + e.what());
+    }
+  }
+
+ private:
+  void exchange() {
+    const int fd = control_;
+    // The first bytes say which protocol the client speaks.
+    if (!net::sys::wait_readable(fd, after(cfg_.control_timeout_s))) return;
+    uint8_t first[2] = {};
+    ssize_t n = ::recv(fd, first, sizeof first, MSG_PEEK);
+    if (n <= 0) return;
+    if (!proto::looks_like_flowperf(first, static_cast<size_t>(n))) {
+      log("not a flowperf client (netperf's protocol is not served yet); connection closed");
+      return;
+    }
+
+    proto::Message m;
+    if (!receive(&m, after(cfg_.control_timeout_s))) return;
+    auto* hello = std::get_if<proto::Hello>(&m);
+    if (!hello) throw proto::ProtocolError("expected hello, got " + std::string(proto::message_name(m)));
+    if (hello->version != proto::kProtocolVersion) {
+      reply_error("version", fmt::format("this server speaks flowperf protocol {}, the client {} — "
+                                         "run the same flowperf version on both ends",
+                                         proto::kProtocolVersion, hello->version));
+      log(fmt::format("refused: protocol version {}", hello->version));
+      return;
+    }
+    uint32_t running = 0;
+    if (!slot_.take(cfg_.max_tests, &running)) {
+      reply_error("busy", fmt::format("server busy ({} tests running, limit {}) — try again "
+                                      "later, or raise the limit with --max-tests",
+                                      running, cfg_.max_tests));
+      log(fmt::format("refused: busy ({} tests running)", running));
+      return;
+    }
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    send(proto::Welcome{proto::kProtocolVersion, std::string("flowperf ") + kVersion, host});
+
+    if (!receive(&m, after(cfg_.control_timeout_s))) return;
+    auto* setup = std::get_if<proto::Setup>(&m);
+    if (!setup) throw proto::ProtocolError("expected setup, got " + std::string(proto::message_name(m)));
+    spec_ = setup->spec;
+    have_spec_ = true;
+    auto problems = spec::validate(spec_);
+    if (!problems.empty()) {
+      std::string all;
+      for (auto& p : problems) all += (all.empty() ? "" : "; ") + p;
+      reply_error("invalid_spec", all);
+      log("refused: " + all);
+      return;
+    }
+    if (spec_.count == 0 && spec_.duration_s > cfg_.max_duration_s) {
+      reply_error("invalid_spec",
+                  fmt::format("-l {}: this server runs tests of at most {} seconds", spec_.duration_s,
+                              cfg_.max_duration_s));
+      return;
+    }
+    const unsigned threads = spec::default_threads(spec_);
+    ServerDataPlane plane = open_server_plane(spec_, local_, threads);
+    std::random_device rd;
+    const uint64_t cookie = (uint64_t{rd()} << 32) | rd();
+    send(proto::SetupOk{plane.tcp_port, plane.udp_ports, cookie, threads, plane.sndbuf,
+                        plane.rcvbuf});
+
+    std::vector<net::Fd> sockets;
+    std::vector<int> crr_listeners;
+    const bool crr = spec_.test == spec::TestKind::kTcpCrr;
+    if (spec::info(spec_.test).protocol == spec::Protocol::kUdp) {
+      sockets = std::move(plane.udp);
+    } else if (crr) {
+      for (auto& l : plane.listeners) crr_listeners.push_back(l.get());
+    } else {
+      sockets = accept_streams(plane.listeners[0].get(), cookie, spec_.streams, after(60));
+      plane.listeners.clear();  // no more connections for this test
+    }
+
+    if (!receive(&m, after(60))) return;
+    if (!std::holds_alternative<proto::Start>(m))
+      throw proto::ProtocolError("expected start, got " + std::string(proto::message_name(m)));
+
+    engine::Side side(engine::server_flows(spec_, std::move(sockets), crr_listeners), threads);
+    side.launch();
+    side.go();
+    send(proto::Started{});
+
+    // Run until the client says stop, the client vanishes, the server's own
+    // limit passes, or the server shuts down.
+    const auto limit = after(cfg_.max_duration_s + 30);
+    const char* outcome = nullptr;
+    for (;;) {
+      if (ctx_.stopping->load()) {
+        outcome = "server shutting down";
+        break;
+      }
+      if (Clock::now() >= limit) {
+        outcome = "the server's test length limit passed";
+        break;
+      }
+      if (!net::sys::wait_readable(fd, std::min(limit, Clock::now() + 200ms))) continue;
+      if (!receive(&m, after(cfg_.control_timeout_s))) {
+        outcome = "the client went away";
+        break;
+      }
+      if (std::holds_alternative<proto::Stop>(m)) break;
+      throw proto::ProtocolError("expected stop, got " + std::string(proto::message_name(m)));
+    }
+    if (outcome) {
+      side.set_phase(engine::Phase::kAbort);
+      side.join();
+      engine::SideResult r = engine::collect(side);
+      log(fmt::format("aborted ({}) after {:.2f} s", outcome, r.elapsed_s));
+      return;
+    }
+    side.set_phase(engine::Phase::kDrain);
+    if (!side.wait_finished(after(10))) side.set_phase(engine::Phase::kAbort);
+    side.join();
+    engine::SideResult r = engine::collect(side);
+    r.sndbuf = plane.sndbuf;
+    r.rcvbuf = plane.rcvbuf;
+    send(proto::Results{r});
+    auto t = r.total();
+    log(fmt::format("done: {:.2f} s, {} bytes in, {} bytes out, {} transactions{}", r.elapsed_s,
+                    t.bytes_recv, t.bytes_sent, t.transactions,
+                    r.first_error().empty() ? "" : "; " + r.first_error()));
+  }
+
+  bool receive(proto::Message* m, Clock::time_point deadline) {
+    auto st = proto::read_message(control_, m, deadline);
+    if (st == proto::ReadStatus::kTimeout) {
+      reply_error("timeout", "no control message arrived in time");
+      log("control connection timed out");
+      return false;
+    }
+    if (st == proto::ReadStatus::kClosed) return false;
+    if (auto* e = std::get_if<proto::ErrorMsg>(m)) {
+      log("client reported: " + e->message);
+      return false;
+    }
+    return true;
+  }
+
+  void send(const proto::Message& m) {
+    if (!proto::send_message(control_, m, after(cfg_.control_timeout_s)))
+      throw runtime_error("cannot send to the client (it went away)");
+  }
+
+  void reply_error(const std::string& code, const std::string& message) {
+    proto::send_message(control_, proto::ErrorMsg{code, message}, after(2));
+  }
+
+  void log(const std::string& what) {
+    if (!cfg_.log) return;
+    std::string test = spec_set() ? std::string(spec::info(spec_.test).name) : "-";
+    std::string line = fmt::format("flowperf server: {} {} x{}: {}\n", peer_.to_string(), test,
+                                   spec_set() ? spec_.streams : 0, what);
+    std::fputs(line.c_str(), cfg_.log);
+    std::fflush(cfg_.log);
+  }
+  bool spec_set() const { return have_spec_; }
+
+  int control_;
+  SessionContext ctx_;
+  const ServerConfig& cfg_;
+  TestSlot slot_;
+  net::Address peer_, local_;
+  spec::TestSpec spec_;
+  bool have_spec_ = false;
+};
+
+}  // namespace
+
+void serve_control_connection(int control, const SessionContext& ctx) {
+  Session(control, ctx).run();
+}
+
+}  // namespace flowperf::session

@@ -1,0 +1,25 @@
+// One control connection on the server: the server half of the exchange in
+// proto/messages.h. It answers Hello and Setup, opens the data sockets, runs
+// the server's side of the test, and reports the results.
+#pragma once
+
+#include <atomic>
+#include <cstdio>
+#include <functional>
+
+#include "net/fd.h"
+
+namespace flowperf::session {
+
+struct ServerConfig;
+
+struct SessionContext {
+  const ServerConfig* config = nullptr;
+  std::atomic<uint32_t>* active_tests = nullptr;
+  const std::atomic<bool>* stopping = nullptr;
+};
+
+// control stays open (and owned by the caller) when this returns.
+void serve_control_connection(int control, const SessionContext& ctx);
+
+}  // namespace flowperf::session

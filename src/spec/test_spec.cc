@@ -1,0 +1,112 @@
+#include "spec/test_spec.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <thread>
+
+namespace flowperf::spec {
+
+const std::vector<TestInfo>& all_tests() {
+  static const std::vector<TestInfo> tests = {
+      {TestKind::kTcpStream, "TCP_STREAM", Protocol::kTcp, Family::kStream, true, false,
+       "TCP bulk transfer, client to server"},
+      {TestKind::kTcpMaerts, "TCP_MAERTS", Protocol::kTcp, Family::kStream, false, false,
+       "TCP bulk transfer, server to client"},
+      {TestKind::kUdpStream, "UDP_STREAM", Protocol::kUdp, Family::kStream, true, false,
+       "UDP datagrams, client to server"},
+      {TestKind::kTcpRr, "TCP_RR", Protocol::kTcp, Family::kRr, true, false,
+       "TCP request/response on one connection"},
+      {TestKind::kTcpCrr, "TCP_CRR", Protocol::kTcp, Family::kRr, true, true,
+       "TCP connect/request/response, a new connection per transaction"},
+      {TestKind::kUdpRr, "UDP_RR", Protocol::kUdp, Family::kRr, true, false,
+       "UDP request/response"},
+  };
+  return tests;
+}
+
+const TestInfo& info(TestKind kind) {
+  for (const auto& t : all_tests())
+    if (t.kind == kind) return t;
+  return all_tests().front();
+}
+
+std::optional<TestKind> parse_test_name(std::string_view name) {
+  std::string upper(name);
+  std::transform(upper.begin(), upper.end(), upper.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  for (const auto& t : all_tests())
+    if (upper == t.name) return t.kind;
+  return std::nullopt;
+}
+
+uint32_t TestSpec::effective_send_size() const {
+  if (send_size) return send_size;
+  return info(test).protocol == Protocol::kUdp ? 1472 : 128 * 1024;
+}
+
+uint32_t TestSpec::effective_recv_size() const {
+  if (recv_size) return recv_size;
+  return info(test).protocol == Protocol::kUdp ? 65536 : 128 * 1024;
+}
+
+unsigned default_threads(const TestSpec& spec) {
+  if (spec.threads) return std::min(spec.threads, spec.streams);
+  unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  return std::min<unsigned>(spec.streams, cores);
+}
+
+std::vector<std::string> validate(const TestSpec& s) {
+  std::vector<std::string> problems;
+  const TestInfo& t = info(s.test);
+  const bool udp = t.protocol == Protocol::kUdp;
+  const bool stream = t.family == Family::kStream;
+  auto add = [&](std::string p) { problems.push_back(std::move(p)); };
+
+  if (!(s.duration_s > 0) || !std::isfinite(s.duration_s) || s.duration_s > 31'536'000)
+    add(fmt::format("-l {}: the test length must be more than 0 and at most 31536000 seconds",
+                    s.duration_s));
+  if (s.streams < 1 || s.streams > kMaxStreams)
+    add(fmt::format("-P {}: the number of streams must be from 1 to {}", s.streams, kMaxStreams));
+  if (s.threads > 1024)
+    add(fmt::format("--threads {}: at most 1024 worker threads", s.threads));
+  if (s.interval_s < 0 || (s.interval_s > 0 && s.interval_s < 0.01) ||
+      !std::isfinite(s.interval_s))
+    add(fmt::format("-i {}: the report interval must be 0 (off) or at least 0.01 seconds",
+                    s.interval_s));
+  if (s.rate_bps && !(udp && stream))
+    add(fmt::format("-b: a target bitrate applies to UDP_STREAM only, not {}", t.name));
+
+  if (stream) {
+    const uint32_t limit = udp ? (s.ip_family == IpFamily::kV6 ? kMaxUdpPayloadV6
+                                                               : kMaxUdpPayloadV4)
+                               : kMaxMessage;
+    uint32_t m = s.effective_send_size();
+    if (udp && m > limit)
+      add(fmt::format("-m {}: message too long: a UDP datagram carries at most {} bytes over "
+                      "IPv{}",
+                      m, limit, s.ip_family == IpFamily::kV6 ? 6 : 4));
+    else if (m < 1 || m > limit)
+      add(fmt::format("-m {}: the send size must be from 1 to {} bytes", m, limit));
+    uint32_t r = s.effective_recv_size();
+    if (r < 1 || r > kMaxMessage)
+      add(fmt::format("-M {}: the receive size must be from 1 to {} bytes", r, kMaxMessage));
+    if (udp && s.local_sndbuf && m > s.local_sndbuf)
+      add(fmt::format("-m {}: message too long: it is larger than the send socket buffer "
+                      "(-s {} bytes)",
+                      m, s.local_sndbuf));
+  } else {
+    const uint32_t limit = udp ? kMaxUdpPayloadV4 : kMaxMessage;
+    if (s.request_size < 1 || s.request_size > limit)
+      add(fmt::format("-r {}: the request size must be from 1 to {} bytes", s.request_size,
+                      limit));
+    if (s.response_size < 1 || s.response_size > limit)
+      add(fmt::format("-r ,{}: the response size must be from 1 to {} bytes", s.response_size,
+                      limit));
+  }
+  return problems;
+}
+
+}  // namespace flowperf::spec

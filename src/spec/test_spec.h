@@ -1,0 +1,81 @@
+// TestSpec: a plain description of one test, as every front end produces it
+// and as it travels to the server. validate() is pure and reports every
+// problem at once, so a user fixes a command line in one go.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace flowperf::spec {
+
+enum class TestKind { kTcpStream, kTcpMaerts, kUdpStream, kTcpRr, kTcpCrr, kUdpRr };
+enum class Protocol { kTcp, kUdp };
+enum class Family { kStream, kRr };  // workload family: bulk transfer, or request/response
+enum class IpFamily { kAny, kV4, kV6 };
+
+// Facts about a named test: which engine family runs it and who sends.
+struct TestInfo {
+  TestKind kind;
+  const char* name;  // canonical upper-case name, e.g. "TCP_STREAM"
+  Protocol protocol;
+  Family family;
+  bool client_sends;  // stream tests: the client is the sender
+  bool connect_per_transaction;
+  const char* title;  // what the test measures, for headers
+};
+
+const TestInfo& info(TestKind kind);
+const std::vector<TestInfo>& all_tests();
+// Case-insensitive lookup of a test name ("tcp_rr", "TCP_RR").
+std::optional<TestKind> parse_test_name(std::string_view name);
+
+inline constexpr uint32_t kMaxUdpPayloadV4 = 65507;
+inline constexpr uint32_t kMaxUdpPayloadV6 = 65527;
+inline constexpr uint32_t kMaxMessage = 1u << 30;  // one send/recv call, TCP
+inline constexpr uint32_t kMaxStreams = 100000;
+
+struct TestSpec {
+  TestKind test = TestKind::kTcpStream;
+  IpFamily ip_family = IpFamily::kAny;
+
+  // Stream tests: bytes per send call (-m) and per receive call (-M). Zero
+  // means the default for the protocol (see effective_send_size()).
+  uint32_t send_size = 0;
+  uint32_t recv_size = 0;
+  // Request/response sizes (-r).
+  uint32_t request_size = 1;
+  uint32_t response_size = 1;
+
+  // Socket buffers, 0 = the system default (-s local, -S remote).
+  uint32_t local_sndbuf = 0, local_rcvbuf = 0;
+  uint32_t remote_sndbuf = 0, remote_rcvbuf = 0;
+  bool nodelay = false;  // -D
+
+  uint64_t rate_bps = 0;  // -b, UDP stream pacing; 0 = as fast as possible
+
+  double duration_s = 10.0;  // -l, used when count == 0
+  uint64_t count = 0;        // -n: bytes (stream) or transactions (rr), whole test
+  uint32_t streams = 1;      // -P
+  uint32_t threads = 0;      // worker threads per side; 0 = min(streams, cores)
+  double interval_s = 0;     // -i, 0 = no interval reports
+
+  // UDP_RR: smallest per-transaction timeout, microseconds (the timeout
+  // itself follows the measured round trip).
+  uint32_t udp_rr_min_timeout_us = 50;
+
+  uint32_t effective_send_size() const;
+  uint32_t effective_recv_size() const;
+  // Bytes the server sends per call (MAERTS) or expects (STREAM).
+  uint32_t remote_send_size() const { return effective_send_size(); }
+};
+
+// Every problem with the spec, each one line that names the option and what
+// is accepted. Empty when the spec is runnable.
+std::vector<std::string> validate(const TestSpec& spec);
+
+unsigned default_threads(const TestSpec& spec);
+
+}  // namespace flowperf::spec
