@@ -1,0 +1,383 @@
+// End-to-end tests: a real `flowperf server` process on loopback and real
+// `flowperf` clients, checking what must hold whatever the machine's speed:
+// both sides' counts agree, percentiles are ordered, JSON has its keys,
+// errors have their messages and exit codes. No assertion is about speed.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "e2e/process.h"
+
+namespace flowperf::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+const std::string kBin = FLOWPERF_BIN;
+
+class Server {
+ public:
+  explicit Server(std::vector<std::string> extra = {}, std::string bind = "127.0.0.1") {
+    std::vector<std::string> argv = {kBin, "server", "-p", "0"};
+    if (!bind.empty()) {
+      argv.push_back("-B");
+      argv.push_back(bind);
+    }
+    for (auto& e : extra) argv.push_back(e);
+    proc_ = std::make_unique<Process>(argv);
+    auto line = proc_->read_line(10s);
+    std::smatch m;
+    static const std::regex re(R"(listening on .*:(\d+) )");
+    if (line && std::regex_search(*line, m, re)) port_ = m[1];
+  }
+  const std::string& port() const { return port_; }
+  Process& process() { return *proc_; }
+
+ private:
+  std::unique_ptr<Process> proc_;
+  std::string port_;
+};
+
+class E2E : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new Server(); }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override { ASSERT_FALSE(server_->port().empty()) << "the server did not start"; }
+
+  static Outcome client(std::vector<std::string> args, std::chrono::milliseconds limit = 30s,
+                        const std::string& port = "") {
+    std::vector<std::string> argv = {kBin, "-H", "127.0.0.1", "-p",
+                                     port.empty() ? server_->port() : port};
+    for (auto& a : args) argv.push_back(a);
+    Process p(argv);
+    return p.wait(limit);
+  }
+
+  static json run_json(std::vector<std::string> args) {
+    args.push_back("--json");
+    Outcome o = client(args);
+    EXPECT_FALSE(o.timed_out);
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    json j = json::parse(o.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << o.out;
+    return j;
+  }
+
+  static Server* server_;
+};
+Server* E2E::server_ = nullptr;
+
+void expect_ordered_latency(const json& lat) {
+  ASSERT_TRUE(lat.is_object());
+  EXPECT_GT(lat["count"].get<uint64_t>(), 0u);
+  double min = lat["min"], p50 = lat["p50"], p90 = lat["p90"], p99 = lat["p99"],
+         p999 = lat["p99_9"], max = lat["max"], mean = lat["mean"];
+  EXPECT_LE(min, p50);
+  EXPECT_LE(p50, p90);
+  EXPECT_LE(p90, p99);
+  EXPECT_LE(p99, p999);
+  EXPECT_LE(p999, max);
+  EXPECT_LE(min, mean);
+  EXPECT_LE(mean, max);
+  EXPECT_GT(max, 0);
+}
+
+TEST_F(E2E, TcpStreamBytesSentEqualBytesReceived) {
+  json j = run_json({"-t", "TCP_STREAM", "-l", "1"});
+  uint64_t sent = j["total"]["bytes_sent"], received = j["total"]["bytes_received"];
+  EXPECT_GT(sent, 0u);
+  EXPECT_EQ(sent, received);
+  EXPECT_EQ(j["local"]["flows"][0]["bytes_sent"], j["remote"]["flows"][0]["bytes_recv"]);
+  EXPECT_GT(j["total"]["bits_per_second"].get<double>(), 0);
+  EXPECT_TRUE(j["total"]["receiver_counted"].get<bool>());
+}
+
+TEST_F(E2E, TcpMaertsBytesSentByServerEqualBytesReceived) {
+  json j = run_json({"-t", "tcp_maerts", "-l", "1"});
+  EXPECT_GT(j["total"]["bytes_received"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["remote"]["flows"][0]["bytes_sent"], j["local"]["flows"][0]["bytes_recv"]);
+  EXPECT_EQ(j["total"]["bytes_sent"], j["total"]["bytes_received"]);
+}
+
+TEST_F(E2E, UdpStreamReceivedNeverExceedsSent) {
+  json j = run_json({"-t", "UDP_STREAM", "-l", "1"});
+  const json& t = j["total"];
+  uint64_t sent = t["datagrams_sent"], received = t["datagrams_received"], lost = t["datagrams_lost"];
+  EXPECT_GT(sent, 0u);
+  EXPECT_GT(received, 0u);
+  EXPECT_LE(received, sent);
+  EXPECT_EQ(lost, sent - received);
+  EXPECT_EQ(j["remote"]["flows"][0]["datagrams_recv"].get<uint64_t>() - t["duplicates"].get<uint64_t>(),
+            received);
+}
+
+TEST_F(E2E, UdpStreamPacedRateStaysAtOrBelowTarget) {
+  json j = run_json({"-t", "UDP_STREAM", "-l", "1", "-b", "50M"});
+  double offered = j["total"]["offered_bits_per_second"];
+  // Pacing never overshoots; a busy machine may fall short, but not by half.
+  EXPECT_LE(offered, 50e6 * 1.05);
+  EXPECT_GE(offered, 50e6 * 0.5);
+  EXPECT_LE(j["total"]["datagrams_received"], j["total"]["datagrams_sent"]);
+}
+
+TEST_F(E2E, TcpRrTransactionCountsAgreeAndPercentilesAreOrdered) {
+  json j = run_json({"-t", "TCP_RR", "-l", "1", "-r", "64,128"});
+  uint64_t local = j["total"]["transactions"], remote = j["total"]["remote_transactions"];
+  EXPECT_GT(local, 0u);
+  EXPECT_EQ(local, remote);
+  expect_ordered_latency(j["total"]["latency_us"]);
+  expect_ordered_latency(j["streams"][0]["latency_us"]);
+  // Sizes on the wire: request bytes out, response bytes back.
+  EXPECT_EQ(j["local"]["flows"][0]["bytes_sent"].get<uint64_t>(), local * 64);
+  EXPECT_EQ(j["local"]["flows"][0]["bytes_recv"].get<uint64_t>(), local * 128);
+}
+
+TEST_F(E2E, TcpCrrOpensOneConnectionPerTransaction) {
+  json j = run_json({"-t", "TCP_CRR", "-l", "1"});
+  uint64_t local = j["total"]["transactions"], remote = j["total"]["remote_transactions"];
+  EXPECT_GT(local, 0u);
+  EXPECT_EQ(local, remote);
+  EXPECT_EQ(j["local"]["flows"][0]["connects"].get<uint64_t>(), local);
+  expect_ordered_latency(j["total"]["latency_us"]);
+}
+
+TEST_F(E2E, UdpRrServerAnswersEveryCompletedTransaction) {
+  json j = run_json({"-t", "UDP_RR", "-l", "1"});
+  uint64_t local = j["total"]["transactions"], remote = j["total"]["remote_transactions"];
+  uint64_t timeouts = j["total"]["timeouts"];
+  EXPECT_GT(local, 0u);
+  // The server answered each completed transaction, plus at most one per
+  // request the client stopped waiting for.
+  EXPECT_GE(remote, local);
+  EXPECT_LE(remote, local + timeouts);
+  expect_ordered_latency(j["total"]["latency_us"]);
+}
+
+TEST_F(E2E, ParallelStreamsSumToTheTotal) {
+  json j = run_json({"-t", "TCP_STREAM", "-l", "1", "-P", "4", "-m", "16K"});
+  ASSERT_EQ(j["streams"].size(), 4u);
+  uint64_t sum = 0;
+  for (const auto& s : j["streams"]) {
+    EXPECT_GT(s["bytes_received"].get<uint64_t>(), 0u);
+    EXPECT_EQ(s["bytes_sent"], s["bytes_received"]);
+    sum += s["bytes_received"].get<uint64_t>();
+  }
+  EXPECT_EQ(sum, j["total"]["bytes_received"].get<uint64_t>());
+}
+
+TEST_F(E2E, CountModeStopsAtExactlyTheCount) {
+  json s = run_json({"-t", "TCP_STREAM", "-n", "10M", "-P", "3"});
+  EXPECT_EQ(s["total"]["bytes_sent"].get<uint64_t>(), 10u * 1024 * 1024);
+  EXPECT_EQ(s["total"]["bytes_received"].get<uint64_t>(), 10u * 1024 * 1024);
+  json r = run_json({"-t", "TCP_RR", "-n", "1000"});
+  EXPECT_EQ(r["total"]["transactions"].get<uint64_t>(), 1000u);
+  EXPECT_EQ(r["total"]["remote_transactions"].get<uint64_t>(), 1000u);
+}
+
+TEST_F(E2E, IntervalsCoverTheTest) {
+  json j = run_json({"-t", "TCP_STREAM", "-l", "1", "-i", "0.25"});
+  const json& iv = j["intervals"];
+  ASSERT_GE(iv.size(), 3u);
+  ASSERT_LE(iv.size(), 6u);
+  uint64_t sum = 0;
+  double prev_end = 0;
+  for (const auto& i : iv) {
+    EXPECT_NEAR(i["start_s"].get<double>(), prev_end, 1e-9);
+    EXPECT_GT(i["end_s"].get<double>(), i["start_s"].get<double>());
+    prev_end = i["end_s"];
+    sum += i["sum"]["bytes_sent"].get<uint64_t>();
+  }
+  EXPECT_LE(sum, j["total"]["bytes_sent"].get<uint64_t>());
+  EXPECT_GT(sum, 0u);
+}
+
+TEST_F(E2E, JsonDocumentHasTheDocumentedKeys) {
+  json j = run_json({"-t", "TCP_RR", "-l", "0.5"});
+  for (const char* key : {"schema_version", "tool", "test", "spec", "endpoints", "intervals",
+                          "streams", "total", "local", "remote", "interrupted", "errors"})
+    EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["test"], "TCP_RR");
+  EXPECT_EQ(j["endpoints"]["remote"]["port"].get<int>(), std::stoi(server_->port()));
+  EXPECT_EQ(j["spec"]["request_size"], 1);
+  EXPECT_TRUE(j["errors"].empty());
+  EXPECT_FALSE(j["interrupted"].get<bool>());
+}
+
+TEST_F(E2E, TextOutputShowsBothSidesCounts) {
+  Outcome o = client({"-t", "TCP_RR", "-l", "0.5"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("TCP_RR"), std::string::npos);
+  EXPECT_NE(o.out.find("p99.9"), std::string::npos);
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(o.out, m, std::regex(R"(transactions: client (\d+), server (\d+))")));
+  EXPECT_EQ(m[1], m[2]);
+}
+
+TEST_F(E2E, ThousandRrFlowsOnTwoThreads) {
+  json j = run_json({"-t", "TCP_RR", "-l", "1", "-P", "1000", "--threads", "2"});
+  ASSERT_EQ(j["streams"].size(), 1000u);
+  EXPECT_EQ(j["local"]["threads"], 2);
+  uint64_t zero = 0;
+  for (const auto& s : j["streams"]) zero += s["transactions"].get<uint64_t>() == 0;
+  EXPECT_EQ(zero, 0u) << "every flow completes transactions";
+  EXPECT_EQ(j["total"]["transactions"], j["total"]["remote_transactions"]);
+}
+
+TEST_F(E2E, FiftyConcurrentClientsAllFinish) {
+  std::vector<std::unique_ptr<Process>> clients;
+  for (int i = 0; i < 50; ++i)
+    clients.push_back(std::make_unique<Process>(std::vector<std::string>{
+        kBin, "-H", "127.0.0.1", "-p", server_->port(), "-t", "TCP_RR", "-l", "2", "-r", "38,38",
+        "--json"}));
+  int ok = 0;
+  for (auto& c : clients) {
+    Outcome o = c->wait(60s);
+    json j = json::parse(o.out, nullptr, false);
+    if (o.exit_code == 0 && !j.is_discarded() && j["total"]["transactions"].get<uint64_t>() > 0 &&
+        j["total"]["transactions"] == j["total"]["remote_transactions"])
+      ++ok;
+    else
+      ADD_FAILURE() << "client failed: " << o.exit_code << " " << o.err;
+  }
+  EXPECT_EQ(ok, 50);
+}
+
+// ---- errors: message and exit code ----
+
+TEST_F(E2E, UnknownTestIsAUsageError) {
+  Outcome o = client({"-t", "TCP_FOO"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("unknown test"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("TCP_STREAM"), std::string::npos) << "lists the valid names";
+}
+
+TEST_F(E2E, BadSizeIsAUsageError) {
+  Outcome o = client({"-t", "TCP_STREAM", "-m", "12Q"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("-m 12Q"), std::string::npos) << o.err;
+}
+
+TEST_F(E2E, BitrateOnTcpIsAUsageError) {
+  Outcome o = client({"-t", "TCP_STREAM", "-b", "10M"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("-b"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("UDP_STREAM"), std::string::npos) << o.err;
+}
+
+TEST_F(E2E, OversizedUdpMessageIsTooLong) {
+  Outcome o = client({"-t", "UDP_STREAM", "-m", "300000"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("message too long"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("65507"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("300000"), std::string::npos) << o.err;
+}
+
+TEST_F(E2E, UdpMessageAboveTheSocketBufferIsTooLong) {
+  Outcome o = client({"-t", "UDP_STREAM", "-m", "60000", "-s", "8192"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("message too long"), std::string::npos) << o.err;
+}
+
+TEST_F(E2E, NoServerListening) {
+  // Bind and close a port so that nothing listens on it.
+  Server gone;
+  std::string port = gone.port();
+  gone.process().signal(SIGKILL);
+  gone.process().wait(5s);
+  Outcome o = client({"-t", "TCP_STREAM", "-l", "1"}, 30s, port);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find("no server is listening on 127.0.0.1:" + port), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("flowperf server"), std::string::npos) << o.err;
+}
+
+TEST_F(E2E, ServerBusyIsRefusedClearly) {
+  Server small({"--max-tests", "1"});
+  ASSERT_FALSE(small.port().empty());
+  Process first({kBin, "-H", "127.0.0.1", "-p", small.port(), "-t", "TCP_RR", "-l", "3"});
+  std::this_thread::sleep_for(700ms);
+  Outcome second = client({"-t", "TCP_RR", "-l", "1"}, 30s, small.port());
+  EXPECT_EQ(second.exit_code, 1);
+  EXPECT_NE(second.err.find("server busy (1 tests running, limit 1)"), std::string::npos)
+      << second.err;
+  EXPECT_EQ(first.wait(30s).exit_code, 0);
+}
+
+TEST_F(E2E, InterruptPrintsWhatWasMeasured) {
+  Process p({kBin, "-H", "127.0.0.1", "-p", server_->port(), "-t", "TCP_STREAM", "-l", "20",
+             "--json"});
+  std::this_thread::sleep_for(1s);
+  p.signal(SIGINT);
+  Outcome o = p.wait(15s);
+  EXPECT_FALSE(o.timed_out);
+  EXPECT_EQ(o.exit_code, 130);
+  json j = json::parse(o.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << o.out;
+  EXPECT_TRUE(j["interrupted"].get<bool>());
+  EXPECT_GT(j["total"]["bytes_received"].get<uint64_t>(), 0u);
+  EXPECT_LT(j["total"]["elapsed_s"].get<double>(), 10.0);
+}
+
+TEST_F(E2E, ServerDeathMidTestGivesPartialResults) {
+  Server doomed;
+  Process p({kBin, "-H", "127.0.0.1", "-p", doomed.port(), "-t", "TCP_RR", "-l", "5"});
+  std::this_thread::sleep_for(1s);
+  doomed.process().signal(SIGKILL);
+  Outcome o = p.wait(30s);
+  EXPECT_FALSE(o.timed_out);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.out.find("error:"), std::string::npos) << o.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(o.out, m, std::regex(R"(transactions: client (\d+))"))) << o.out;
+  EXPECT_GT(std::stoull(m[1]), 0u);
+}
+
+TEST_F(E2E, ServerKeepsServingAfterAClientVanishes) {
+  Process victim({kBin, "-H", "127.0.0.1", "-p", server_->port(), "-t", "TCP_STREAM", "-l", "10"});
+  std::this_thread::sleep_for(700ms);
+  victim.signal(SIGKILL);
+  victim.wait(5s);
+  json j = run_json({"-t", "TCP_RR", "-l", "0.5"});
+  EXPECT_GT(j["total"]["transactions"].get<uint64_t>(), 0u);
+}
+
+TEST_F(E2E, Ipv6Loopback) {
+  Server dual({}, "");  // every address, dual stack
+  ASSERT_FALSE(dual.port().empty());
+  Process p({kBin, "-6", "-H", "::1", "-p", dual.port(), "-t", "TCP_RR", "-l", "0.5", "--json"});
+  Outcome o = p.wait(30s);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  json j = json::parse(o.out);
+  EXPECT_EQ(j["endpoints"]["remote"]["host"], "::1");
+  EXPECT_EQ(j["total"]["transactions"], j["total"]["remote_transactions"]);
+}
+
+TEST(E2EStandalone, EmbeddedServerWhenNoHostIsGiven) {
+  Process p({kBin, "-t", "UDP_RR", "-l", "0.5"});
+  Outcome o = p.wait(30s);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("embedded server"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("127.0.0.1"), std::string::npos);
+}
+
+TEST(E2EStandalone, NoArgumentsRunsTheLoopbackSuite) {
+  Process p({kBin});
+  Outcome o = p.wait(60s);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  for (const char* t : {"TCP_STREAM", "TCP_RR", "TCP_CRR", "UDP_RR"})
+    EXPECT_NE(o.out.find(t), std::string::npos) << t;
+  EXPECT_NE(o.out.find("embedded server"), std::string::npos);
+  EXPECT_EQ(o.out.find("NO:"), std::string::npos) << "both sides agree on every test";
+}
+
+}  // namespace
+}  // namespace flowperf::testing
