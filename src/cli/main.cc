@@ -1,10 +1,11 @@
 // flowperf's single binary. Like busybox, it becomes the tool it is called
-// as: `flowperf` (native), and later `netperf`, `netserver` and `qperf`.
-#include <cstdio>
+// as: `flowperf` (native), `netperf`, `netserver` or `qperf` (symlinks the
+// build makes), or `flowperf netperf ...` and so on.
 #include <cstring>
 #include <string>
 
 #include "cli/native_cli.h"
+#include "cli/personalities.h"
 
 namespace {
 
@@ -13,21 +14,22 @@ std::string base_name(const char* path) {
   return slash ? slash + 1 : path;
 }
 
+using Entry = int (*)(int, char**);
+
+Entry personality(const std::string& name) {
+  if (name == "netperf") return flowperf::cli::netperf_main;
+  if (name == "netserver") return flowperf::cli::netserver_main;
+  if (name == "qperf") return flowperf::cli::qperf_main;
+  return nullptr;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string name = argc > 0 ? base_name(argv[0]) : "flowperf";
-  // `flowperf netperf ...` is the same as calling the netperf personality.
-  if (argc > 1 && (std::strcmp(argv[1], "netperf") == 0 ||
-                   std::strcmp(argv[1], "netserver") == 0 || std::strcmp(argv[1], "qperf") == 0)) {
-    name = argv[1];
-  }
-  if (name == "netperf" || name == "netserver" || name == "qperf") {
-    std::fprintf(stderr,
-                 "flowperf: the %s personality is not built yet; use the native command "
-                 "(`flowperf --help`)\n",
-                 name.c_str());
-    return 2;
+  if (argc < 1) return flowperf::cli::native_main(argc, argv);
+  if (Entry e = personality(base_name(argv[0]))) return e(argc, argv);
+  if (argc > 1) {
+    if (Entry e = personality(argv[1])) return e(argc - 1, argv + 1);  // argv[0] = the name
   }
   return flowperf::cli::native_main(argc, argv);
 }

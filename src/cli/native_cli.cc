@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <thread>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -268,8 +269,14 @@ int run_server(const ServerArgs& a) {
     std::fprintf(c.log, "flowperf server %s listening on %s (control protocol %u)\n", kVersion,
                  server.address().to_string().c_str(), 1u);
   if (c.log) std::fflush(c.log);
-  server.start_background();
-  wait_for_termination();
+  // SIGINT/SIGTERM arrive on this thread only; serve() runs in the
+  // foreground until they do (or a client's allowed quit request).
+  std::thread signals([&server] {
+    wait_for_termination();
+    server.request_stop();
+  });
+  signals.detach();
+  server.serve();
   server.stop();
   return 0;
 }

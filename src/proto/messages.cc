@@ -143,6 +143,7 @@ const char* message_name(const Message& m) {
                              [](const Start&) { return "start"; },
                              [](const Started&) { return "started"; },
                              [](const Stop&) { return "stop"; },
+                             [](const Quit&) { return "quit"; },
                              [](const Results&) { return "results"; },
                              [](const ErrorMsg&) { return "error"; }},
                     m);
@@ -153,7 +154,9 @@ std::string encode(const Message& m) {
       Overload{
           [](const Hello& h) -> json { return {{"version", h.version}, {"software", h.software}}; },
           [](const Welcome& w) -> json {
-            return {{"version", w.version}, {"software", w.software}, {"hostname", w.hostname}};
+            return {{"version", w.version}, {"software", w.software},   {"hostname", w.hostname},
+                    {"os", w.os},           {"cpu_model", w.cpu_model}, {"cores", w.cores},
+                    {"cpu_mhz", w.cpu_mhz}};
           },
           [](const Setup& s) -> json { return {{"spec", spec::to_json(s.spec)}}; },
           [](const SetupOk& s) -> json {
@@ -163,6 +166,7 @@ std::string encode(const Message& m) {
           [](const Start&) -> json { return json::object(); },
           [](const Started&) -> json { return json::object(); },
           [](const Stop&) -> json { return json::object(); },
+          [](const Quit&) -> json { return json::object(); },
           [](const Results& r) -> json { return {{"side", side_to_json(r.side)}}; },
           [](const ErrorMsg& e) -> json { return {{"code", e.code}, {"message", e.message}}; }},
       m);
@@ -177,8 +181,10 @@ Message decode(std::string_view body) {
   auto type = field<std::string>(j, "type");
   if (type == "hello") return Hello{field<uint32_t>(j, "version"), field<std::string>(j, "software")};
   if (type == "welcome")
-    return Welcome{field<uint32_t>(j, "version"), field<std::string>(j, "software"),
-                   field_or<std::string>(j, "hostname", "")};
+    return Welcome{field<uint32_t>(j, "version"),         field<std::string>(j, "software"),
+                   field_or<std::string>(j, "hostname", ""),  field_or<std::string>(j, "os", ""),
+                   field_or<std::string>(j, "cpu_model", ""), field_or<uint32_t>(j, "cores", 0),
+                   field_or<double>(j, "cpu_mhz", 0)};
   if (type == "setup") {
     try {
       return Setup{spec::spec_from_json(field<json>(j, "spec"))};
@@ -193,6 +199,7 @@ Message decode(std::string_view body) {
   if (type == "start") return Start{};
   if (type == "started") return Started{};
   if (type == "stop") return Stop{};
+  if (type == "quit") return Quit{};
   if (type == "results") return Results{side_from_json(field<json>(j, "side"))};
   if (type == "error") return ErrorMsg{field<std::string>(j, "code"), field<std::string>(j, "message")};
   throw ProtocolError("unknown control message type '" + type + "'");

@@ -44,6 +44,10 @@ struct Welcome {
   uint32_t version = kProtocolVersion;
   std::string software;
   std::string hostname;
+  std::string os;         // e.g. "Linux 6.1.0"
+  std::string cpu_model;
+  uint32_t cores = 0;
+  double cpu_mhz = 0;
 };
 struct Setup {
   spec::TestSpec spec;
@@ -58,6 +62,9 @@ struct SetupOk {
 struct Start {};
 struct Started {};
 struct Stop {};
+// Sent instead of Setup: asks the server to exit (qperf's `quit`). Servers
+// refuse it unless started with remote quit allowed.
+struct Quit {};
 struct Results {
   engine::SideResult side;
 };
@@ -69,7 +76,7 @@ struct ErrorMsg {
 };
 
 using Message =
-    std::variant<Hello, Welcome, Setup, SetupOk, Start, Started, Stop, Results, ErrorMsg>;
+    std::variant<Hello, Welcome, Setup, SetupOk, Start, Started, Stop, Quit, Results, ErrorMsg>;
 
 std::string encode(const Message& m);
 // Throws ProtocolError for anything that is not a well-formed message.

@@ -67,7 +67,7 @@ void Server::serve() {
 }
 
 void Server::run_session(SessionSlot* slot, net::Fd control) {
-  SessionContext ctx{&config_, &active_, &stopping_};
+  SessionContext ctx{&config_, &active_, &stopping_, [this] { request_stop(); }};
   serve_control_connection(control.get(), ctx);
   {
     // Closed under the lock so stop() never shuts down a reused number.
@@ -97,15 +97,16 @@ void Server::start_background() {
   background_ = std::thread([this] { serve(); });
 }
 
-void Server::stop() {
-  if (stopping_.exchange(true)) {
-    if (background_.joinable()) background_.join();
-    return;
-  }
+void Server::request_stop() {
+  stopping_.store(true);
   if (wake_) {
     uint64_t one = 1;
     [[maybe_unused]] auto r = ::write(wake_.get(), &one, sizeof one);
   }
+}
+
+void Server::stop() {
+  request_stop();
   if (background_.joinable()) background_.join();
   {
     // Wake sessions blocked on their control connection.

@@ -26,6 +26,7 @@ struct ServerConfig {
   double max_duration_s = 3600;   // longest test the server runs
   double control_timeout_s = 10;  // longest wait for any control message outside a test
   std::FILE* log = stderr;        // one line per test; nullptr: quiet
+  bool allow_remote_quit = false; // qperf's `quit` may stop this server
 };
 
 class Server {
@@ -45,6 +46,8 @@ class Server {
   void start_background();
   // Stops accepting, ends running sessions, and waits for them.
   void stop();
+  // Asks serve() to return soon; safe from any thread (not from a signal handler).
+  void request_stop();
   uint32_t active_tests() const { return active_.load(); }
   uint64_t sessions_served() const { return served_.load(); }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "core/host_info.h"
 #include "core/version.h"
 #include "engine/results.h"
 #include "engine/test_plan.h"
@@ -87,7 +88,7 @@ class Session {
     ssize_t n = ::recv(fd, first, sizeof first, MSG_PEEK);
     if (n <= 0) return;
     if (!proto::looks_like_flowperf(first, static_cast<size_t>(n))) {
-      log("not a flowperf client (netperf's protocol is not served yet); connection closed");
+      serve_netperf_connection(fd, ctx_);
       return;
     }
 
@@ -110,11 +111,21 @@ class Session {
       log(fmt::format("refused: busy ({} tests running)", running));
       return;
     }
-    char host[256] = {};
-    ::gethostname(host, sizeof host - 1);
-    send(proto::Welcome{proto::kProtocolVersion, std::string("flowperf ") + kVersion, host});
+    const core::HostInfo host = core::local_host_info();
+    send(proto::Welcome{proto::kProtocolVersion, std::string("flowperf ") + kVersion,
+                        host.hostname, host.os, host.cpu_model, host.cores, host.cpu_mhz});
 
     if (!receive(&m, after(cfg_.control_timeout_s))) return;
+    if (std::holds_alternative<proto::Quit>(m)) {
+      if (!cfg_.allow_remote_quit) {
+        reply_error("refused", "this server does not take quit requests from clients");
+        return;
+      }
+      log("quit requested by the client; the server exits");
+      send(proto::Stop{});  // acknowledges the quit
+      if (ctx_.request_quit) ctx_.request_quit();
+      return;
+    }
     auto* setup = std::get_if<proto::Setup>(&m);
     if (!setup) throw proto::ProtocolError("expected setup, got " + std::string(proto::message_name(m)));
     spec_ = setup->spec;

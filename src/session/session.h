@@ -17,9 +17,13 @@ struct SessionContext {
   const ServerConfig* config = nullptr;
   std::atomic<uint32_t>* active_tests = nullptr;
   const std::atomic<bool>* stopping = nullptr;
+  std::function<void()> request_quit;  // a client asked the server to exit
 };
 
-// control stays open (and owned by the caller) when this returns.
+// control stays open (and owned by the caller) when these return.
 void serve_control_connection(int control, const SessionContext& ctx);
+// A connection whose first bytes are not flowperf's: netperf's protocol
+// (session/netperf_session.cc).
+void serve_netperf_connection(int control, const SessionContext& ctx);
 
 }  // namespace flowperf::session

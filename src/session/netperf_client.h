@@ -1,0 +1,32 @@
+// A client for netperf 2.7's own control protocol (../shared/protocols/
+// netperf-wire.md): runs one test against a real netserver, or against
+// flowperf's server, which answers netperf's requests on the same port.
+// It returns the same TestResult as the native controller, so every
+// renderer works on it; fields netperf's protocol does not carry stay empty.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "net/socket.h"
+#include "session/controller.h"
+#include "spec/test_spec.h"
+
+namespace flowperf::session {
+
+struct NetperfClientOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 12865;
+  net::Family family = net::Family::kAny;
+  std::string local_host;     // netperf -L: bind the client's sockets here
+  uint16_t local_port = 0;    // netperf -p port,lport
+  const std::atomic<bool>* interrupt = nullptr;
+  std::function<void(const IntervalSample&)> on_interval;  // netperf -D interim results
+};
+
+// Throws Error before the test starts (no netserver, refused); failures
+// after the start come back in TestResult::error with partial results.
+TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptions& options);
+
+}  // namespace flowperf::session
