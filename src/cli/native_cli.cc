@@ -1,16 +1,15 @@
 #include "cli/native_cli.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <thread>
 #include <iostream>
 #include <string>
+#include <thread>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "cli/signals.h"
 #include "core/error.h"
@@ -66,7 +65,8 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   auto kind = spec::parse_test_name(a.test);
   if (!kind) {
     std::string names;
-    for (const auto& t : spec::all_tests()) names += std::string(names.empty() ? "" : ", ") + t.name;
+    for (const auto& t : spec::all_tests())
+      names += std::string(names.empty() ? "" : ", ") + t.name;
     throw usage_error("-t " + a.test + ": unknown test; choose one of " + names);
   }
   s.test = *kind;
@@ -81,7 +81,8 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   if (!a.count.empty()) {
     std::string why;
     auto v = core::parse_size(a.count, &why);
-    if (!v || *v == 0) throw usage_error("-n " + a.count + ": " + (v ? "must be more than 0" : why));
+    if (!v || *v == 0)
+      throw usage_error("-n " + a.count + ": " + (v ? "must be more than 0" : why));
     s.count = *v;
   }
   if (!a.send_size.empty()) s.send_size = size_arg("-m", a.send_size);
@@ -133,7 +134,8 @@ int run_client(const ClientArgs& a) {
   spec::TestSpec s = build_spec(a);
   report::TextOptions text;
   auto unit = core::parse_rate_unit(a.unit);
-  if (!unit) throw usage_error("-f " + a.unit + ": unknown unit; use k, m, g (bits) or K, M, G (bytes)");
+  if (!unit)
+    throw usage_error("-f " + a.unit + ": unknown unit; use k, m, g (bits) or K, M, G (bytes)");
   text.unit = *unit;
 
   std::unique_ptr<Embedded> embedded;
@@ -186,11 +188,13 @@ int run_suite() {
   o.port = embedded.server.port();
   o.interrupt = install_interrupt_handler();
   const double seconds = 3;
-  std::printf("flowperf %s: loopback suite against an embedded server on 127.0.0.1:%u "
-              "(%g s per test)\n",
-              kVersion, embedded.server.port(), seconds);
-  std::printf("Run `flowperf -H HOST -t TEST` against `flowperf server` on another host to test "
-              "a real network.\n\n");
+  std::printf(
+      "flowperf %s: loopback suite against an embedded server on 127.0.0.1:%u "
+      "(%g s per test)\n",
+      kVersion, embedded.server.port(), seconds);
+  std::printf(
+      "Run `flowperf -H HOST -t TEST` against `flowperf server` on another host to test "
+      "a real network.\n\n");
   std::printf("%-11s %-24s %-26s %s\n", "Test", "Result", "Latency p50 / p99 (us)",
               "Both sides agree");
   int rc = 0;
@@ -293,22 +297,27 @@ int native_main(int argc, char** argv) {
     }
   }
 
-  CLI::App app{"flowperf: network throughput, transaction rate and latency, between a client "
-               "and a server (or on loopback with no -H)"};
+  CLI::App app{
+      "flowperf: network throughput, transaction rate and latency, between a client "
+      "and a server (or on loopback with no -H)"};
   app.set_version_flag("-V,--version", std::string("flowperf ") + kVersion);
   ClientArgs c;
-  app.add_option("-H,--host", c.host, "server to test against (default: an embedded server on 127.0.0.1)");
+  app.add_option("-H,--host", c.host,
+                 "server to test against (default: an embedded server on 127.0.0.1)");
   app.add_option("-p,--port", c.port, "server control port")->capture_default_str();
   app.add_option("-t,--test", c.test,
                  "TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR or UDP_RR (any case)")
       ->capture_default_str();
   app.add_option("-l,--length", c.duration, "test length in seconds")->capture_default_str();
-  app.add_option("-n,--count", c.count, "stop after this many bytes (stream) or transactions (RR) in all");
-  app.add_option("-m,--send-size", c.send_size, "bytes per send (stream tests; default 128K TCP, 1472 UDP)");
+  app.add_option("-n,--count", c.count,
+                 "stop after this many bytes (stream) or transactions (RR) in all");
+  app.add_option("-m,--send-size", c.send_size,
+                 "bytes per send (stream tests; default 128K TCP, 1472 UDP)");
   app.add_option("-M,--recv-size", c.recv_size, "bytes per receive (stream tests)");
   app.add_option("-s,--local-buffer", c.local_buf, "local socket buffers: SIZE or SEND,RECV");
   app.add_option("-S,--remote-buffer", c.remote_buf, "remote socket buffers: SIZE or SEND,RECV");
-  app.add_option("-r,--request-response", c.rr, "RR sizes: REQ,RESP or SIZE")->capture_default_str();
+  app.add_option("-r,--request-response", c.rr, "RR sizes: REQ,RESP or SIZE")
+      ->capture_default_str();
   app.add_option("-b,--bitrate", c.rate, "UDP_STREAM target rate in bits/s (K, M, G suffixes)");
   app.add_option("-P,--parallel", c.streams, "number of streams")->capture_default_str();
   app.add_option("--threads", c.threads, "worker threads per side (default: min(streams, cores))");

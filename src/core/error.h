@@ -10,15 +10,14 @@ namespace flowperf {
 
 enum class ExitCode : int {
   kOk = 0,
-  kRuntime = 1,      // the test could not run or did not finish
-  kUsage = 2,        // bad command line or an impossible test spec
-  kInterrupted = 130 // stopped by SIGINT; partial results were printed
+  kRuntime = 1,       // the test could not run or did not finish
+  kUsage = 2,         // bad command line or an impossible test spec
+  kInterrupted = 130  // stopped by SIGINT; partial results were printed
 };
 
 class Error : public std::runtime_error {
  public:
-  Error(ExitCode code, std::string message)
-      : std::runtime_error(std::move(message)), code_(code) {}
+  Error(ExitCode code, std::string message) : std::runtime_error(std::move(message)), code_(code) {}
   ExitCode code() const noexcept { return code_; }
 
  private:

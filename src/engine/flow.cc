@@ -16,8 +16,7 @@ constexpr long kBlockingWakeUs = 20'000;
 void Flow::apply_mode(int fd, bool blocking) noexcept {
   if (fd < 0) return;
   int flags = ::fcntl(fd, F_GETFL);
-  if (flags >= 0)
-    ::fcntl(fd, F_SETFL, blocking ? (flags & ~O_NONBLOCK) : (flags | O_NONBLOCK));
+  if (flags >= 0) ::fcntl(fd, F_SETFL, blocking ? (flags & ~O_NONBLOCK) : (flags | O_NONBLOCK));
   if (blocking) {
     timeval tv{0, kBlockingWakeUs};
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);

@@ -25,7 +25,9 @@ using Clock = std::chrono::steady_clock;
 // prefix); readers on other threads see a recent value.
 class Counter {
  public:
-  void add(uint64_t n) noexcept { v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed); }
+  void add(uint64_t n) noexcept {
+    v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
   uint64_t get() const noexcept { return v_.load(std::memory_order_relaxed); }
 
  private:
@@ -35,14 +37,14 @@ class Counter {
 struct FlowCounters {
   Counter bytes_sent, bytes_recv;
   Counter send_calls, recv_calls;
-  Counter transactions;   // completed request/response pairs
+  Counter transactions;  // completed request/response pairs
   Counter datagrams_sent, datagrams_recv;
-  Counter timeouts;       // UDP_RR: requests whose response did not come in time
-  Counter late;           // UDP_RR: responses that came after their timeout
-  Counter out_of_order;   // UDP: datagrams older than one already received
-  Counter duplicates;     // UDP: datagrams received twice
-  Counter send_errors;    // transient send failures (ENOBUFS, refused) that were retried
-  Counter connects;       // TCP_CRR: connections opened
+  Counter timeouts;      // UDP_RR: requests whose response did not come in time
+  Counter late;          // UDP_RR: responses that came after their timeout
+  Counter out_of_order;  // UDP: datagrams older than one already received
+  Counter duplicates;    // UDP: datagrams received twice
+  Counter send_errors;   // transient send failures (ENOBUFS, refused) that were retried
+  Counter connects;      // TCP_CRR: connections opened
 };
 
 // Test phases, shared by all workers of one side.
@@ -59,7 +61,7 @@ inline Phase load(PhaseRef p) noexcept { return p.load(std::memory_order_relaxed
 
 struct Wait {
   int fd = -1;
-  uint32_t events = 0;  // EPOLLIN/EPOLLOUT wanted on fd
+  uint32_t events = 0;                                    // EPOLLIN/EPOLLOUT wanted on fd
   Clock::time_point deadline = Clock::time_point::max();  // wake at the latest then
   bool done = false;
 };

@@ -160,7 +160,8 @@ Wait TcpRrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
       }
       if (n == 0) {
         ::shutdown(fd, SHUT_WR);
-        if (off_ != 0) return fail("the client closed the connection in the middle of a request", 0);
+        if (off_ != 0)
+          return fail("the client closed the connection in the middle of a request", 0);
         return finished();
       }
       if (again(errno)) return wait_read(fd);
@@ -187,8 +188,8 @@ Wait TcpRrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
 
 // ---- TCP_CRR client ----
 
-CrrClientFlow::CrrClientFlow(net::Address server, SocketOptions opts, uint32_t req,
-                             uint32_t resp, uint64_t quota)
+CrrClientFlow::CrrClientFlow(net::Address server, SocketOptions opts, uint32_t req, uint32_t resp,
+                             uint64_t quota)
     : server_(server),
       opts_(opts),
       buf_(std::make_unique<char[]>(std::max(req, resp))),
@@ -216,7 +217,8 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       case State::kIdle: {
         if (load(phase) != Phase::kRun || (quota_ && done_ >= quota_)) return finished();
         t0_ = Clock::now();
-        fd_ = ::socket(server_.family(), SOCK_STREAM | SOCK_CLOEXEC | (blocking_ ? 0 : SOCK_NONBLOCK), 0);
+        fd_ = ::socket(server_.family(),
+                       SOCK_STREAM | SOCK_CLOEXEC | (blocking_ ? 0 : SOCK_NONBLOCK), 0);
         if (fd_ < 0) return fail("socket() failed", errno);
         apply_options(fd_, opts_);
         if (blocking_) apply_mode(fd_, true);
@@ -232,7 +234,8 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         int err = errno;
         close_fd(fd_);
         if (err == EADDRNOTAVAIL)
-          return fail("connect failed (out of local ports: raise net.ipv4.ip_local_port_range)", err);
+          return fail("connect failed (out of local ports: raise net.ipv4.ip_local_port_range)",
+                      err);
         return fail("connect failed", err);
       }
       case State::kConnecting: {
@@ -583,8 +586,7 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   if (draining_) {
     now = Clock::now();
     auto quiet = std::chrono::milliseconds(50);
-    if (now - last_rx_ >= quiet || now - drain_start_ >= std::chrono::seconds(1))
-      return finished();
+    if (now - last_rx_ >= quiet || now - drain_start_ >= std::chrono::seconds(1)) return finished();
     Wait w = wait_read(fd);
     w.deadline = std::min(last_rx_ + quiet, drain_start_ + std::chrono::seconds(1));
     return w;

@@ -100,8 +100,8 @@ Wait TcpRecvFlow::step(PhaseRef phase, Clock::time_point) noexcept {
 UdpSendFlow::UdpSendFlow(net::Fd fd, uint32_t size, uint64_t quota_bytes, uint64_t rate_bps)
     : fd_(std::move(fd)), buf_(make_buffer(size)), size_(size), quota_(quota_bytes) {
   if (rate_bps)
-    gap_ = std::chrono::nanoseconds(
-        static_cast<int64_t>(static_cast<double>(size) * 8.0 * 1e9 / static_cast<double>(rate_bps)));
+    gap_ = std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(size) * 8.0 * 1e9 /
+                                                         static_cast<double>(rate_bps)));
 }
 
 Wait UdpSendFlow::step(PhaseRef phase, Clock::time_point now) noexcept {

@@ -39,8 +39,7 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
       case TestKind::kTcpCrr: {
         SocketOptions o{static_cast<int>(s.local_sndbuf), static_cast<int>(s.local_rcvbuf),
                         s.nodelay};
-        f = std::make_unique<CrrClientFlow>(crr_server, o, s.request_size, s.response_size,
-                                            quota);
+        f = std::make_unique<CrrClientFlow>(crr_server, o, s.request_size, s.response_size, quota);
         break;
       }
       case TestKind::kUdpRr:

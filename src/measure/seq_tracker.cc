@@ -18,8 +18,9 @@ void SeqTracker::clear_range(uint64_t from, uint64_t to) noexcept {
     bits_.fill(0);
     return;
   }
-  for (uint64_t s = from; s <= to; ++s) {
-    uint64_t bit = s % kWindow;
+  // Counted, not compared against `to`: `to` may be the largest uint64_t.
+  for (uint64_t i = 0, n = to - from + 1; i < n; ++i) {
+    uint64_t bit = (from + i) % kWindow;
     bits_[bit / 64] &= ~(uint64_t{1} << (bit % 64));
   }
 }

@@ -42,8 +42,7 @@ std::string Address::to_string() const {
   return host() + ":" + std::to_string(port());
 }
 
-std::vector<Address> resolve(const std::string& host, uint16_t port, Family family,
-                             int socktype) {
+std::vector<Address> resolve(const std::string& host, uint16_t port, Family family, int socktype) {
   addrinfo hints{};
   hints.ai_family = family == Family::kV4 ? AF_INET : family == Family::kV6 ? AF_INET6 : AF_UNSPEC;
   hints.ai_socktype = socktype;

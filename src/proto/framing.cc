@@ -21,7 +21,7 @@ bool looks_like_flowperf(const uint8_t* first, size_t n) {
   return n >= 2 && first[0] == 'F' && first[1] == 'P';
 }
 
-uint32_t parse_header(const uint8_t* h) {
+uint32_t parse_header(const uint8_t* h, uint32_t max_len) {
   if (!looks_like_flowperf(h, kHeaderBytes))
     throw ProtocolError("not a flowperf control connection (bad magic bytes)");
   if (h[2] != kFramingVersion)
@@ -29,9 +29,9 @@ uint32_t parse_header(const uint8_t* h) {
                         " (this flowperf speaks " + std::to_string(kFramingVersion) + ")");
   uint32_t len = (uint32_t{h[4]} << 24) | (uint32_t{h[5]} << 16) | (uint32_t{h[6]} << 8) | h[7];
   if (len == 0) throw ProtocolError("empty control message");
-  if (len > kMaxFrame)
+  if (len > max_len)
     throw ProtocolError("control message of " + std::to_string(len) + " bytes is over the " +
-                        std::to_string(kMaxFrame) + "-byte limit");
+                        std::to_string(max_len) + "-byte limit");
   return len;
 }
 
@@ -43,7 +43,7 @@ bool send_message(int fd, const Message& m, Deadline deadline) {
   return net::sys::write_all(fd, frame.data(), frame.size(), deadline) == net::sys::IoStatus::kOk;
 }
 
-ReadStatus read_message(int fd, Message* out, Deadline deadline) {
+ReadStatus read_message(int fd, Message* out, Deadline deadline, uint32_t max_len) {
   uint8_t header[kHeaderBytes];
   size_t got = 0;
   auto st = net::sys::read_exact(fd, header, sizeof header, deadline, &got);
@@ -53,7 +53,7 @@ ReadStatus read_message(int fd, Message* out, Deadline deadline) {
       throw ProtocolError("control connection closed in the middle of a message header");
     return ReadStatus::kClosed;
   }
-  uint32_t len = parse_header(header);
+  uint32_t len = parse_header(header, max_len);
   std::string body(len, '\0');
   st = net::sys::read_exact(fd, body.data(), len, deadline);
   if (st == net::sys::IoStatus::kTimeout) return ReadStatus::kTimeout;

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_number.h"
 #include "spec/spec_json.h"
 
 namespace flowperf::proto {
@@ -20,10 +21,21 @@ template <typename T>
 T field(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end()) throw ProtocolError(std::string("message lacks field '") + key + "'");
-  try {
-    return it->get<T>();
-  } catch (const json::exception&) {
-    throw ProtocolError(std::string("message field '") + key + "' has the wrong type");
+  if constexpr (std::is_same_v<T, std::vector<uint16_t>>) {
+    if (!it->is_array()) throw ProtocolError(std::string("message field '") + key + "' is not a list");
+    T out;
+    for (const auto& e : *it) {
+      auto v = core::checked_get<uint16_t>(e);
+      if (!v) throw ProtocolError(std::string("message field '") + key + "' has a bad entry");
+      out.push_back(*v);
+    }
+    return out;
+  } else {
+    auto v = core::checked_get<T>(*it);
+    if (!v)
+      throw ProtocolError(std::string("message field '") + key +
+                          "' has the wrong type or is out of range");
+    return *v;
   }
 }
 
@@ -85,7 +97,10 @@ json histogram_to_json(const measure::Histogram& h) {
   auto s = h.snapshot();
   json buckets = json::array();
   for (const auto& b : s.buckets) buckets.push_back({b.index, b.count});
-  return {{"min", s.min}, {"max", s.max}, {"sum_lo", s.sum_lo}, {"sum_hi", s.sum_hi},
+  return {{"min", s.min},
+          {"max", s.max},
+          {"sum_lo", s.sum_lo},
+          {"sum_hi", s.sum_hi},
           {"buckets", buckets}};
 }
 
@@ -99,10 +114,12 @@ measure::Histogram histogram_from_json(const json& j) {
   auto b = field<json>(j, "buckets");
   if (!b.is_array()) throw ProtocolError("histogram buckets is not an array");
   for (const auto& e : b) {
-    if (!e.is_array() || e.size() != 2 || !e[0].is_number_unsigned() ||
-        !e[1].is_number_unsigned())
+    if (!e.is_array() || e.size() != 2)
       throw ProtocolError("histogram bucket is not a pair of counts");
-    s.buckets.push_back({e[0].get<uint32_t>(), e[1].get<uint64_t>()});
+    auto index = core::checked_get<uint32_t>(e[0]);
+    auto count = core::checked_get<uint64_t>(e[1]);
+    if (!index || !count) throw ProtocolError("histogram bucket is not a pair of counts");
+    s.buckets.push_back({*index, *count});
   }
   try {
     return measure::Histogram::from_snapshot(s);
@@ -114,8 +131,9 @@ measure::Histogram histogram_from_json(const json& j) {
 json side_to_json(const engine::SideResult& s) {
   json flows = json::array();
   for (const auto& f : s.flows) flows.push_back(flow_to_json(f));
-  return {{"elapsed_s", s.elapsed_s}, {"threads", s.threads}, {"sndbuf", s.sndbuf},
-          {"rcvbuf", s.rcvbuf},       {"flows", flows},       {"latency", histogram_to_json(s.latency)}};
+  return {{"elapsed_s", s.elapsed_s}, {"threads", s.threads},
+          {"sndbuf", s.sndbuf},       {"rcvbuf", s.rcvbuf},
+          {"flows", flows},           {"latency", histogram_to_json(s.latency)}};
 }
 
 engine::SideResult side_from_json(const json& j) {
@@ -136,40 +154,44 @@ engine::SideResult side_from_json(const json& j) {
 }
 
 const char* message_name(const Message& m) {
-  return std::visit(Overload{[](const Hello&) { return "hello"; },
-                             [](const Welcome&) { return "welcome"; },
-                             [](const Setup&) { return "setup"; },
-                             [](const SetupOk&) { return "setup_ok"; },
-                             [](const Start&) { return "start"; },
-                             [](const Started&) { return "started"; },
-                             [](const Stop&) { return "stop"; },
-                             [](const Quit&) { return "quit"; },
-                             [](const Results&) { return "results"; },
-                             [](const ErrorMsg&) { return "error"; }},
-                    m);
+  return std::visit(
+      Overload{[](const Hello&) { return "hello"; }, [](const Welcome&) { return "welcome"; },
+               [](const Setup&) { return "setup"; }, [](const SetupOk&) { return "setup_ok"; },
+               [](const Start&) { return "start"; }, [](const Started&) { return "started"; },
+               [](const Stop&) { return "stop"; }, [](const Quit&) { return "quit"; },
+               [](const Results&) { return "results"; }, [](const ErrorMsg&) { return "error"; }},
+      m);
 }
 
 std::string encode(const Message& m) {
-  json j = std::visit(
-      Overload{
-          [](const Hello& h) -> json { return {{"version", h.version}, {"software", h.software}}; },
-          [](const Welcome& w) -> json {
-            return {{"version", w.version}, {"software", w.software},   {"hostname", w.hostname},
-                    {"os", w.os},           {"cpu_model", w.cpu_model}, {"cores", w.cores},
-                    {"cpu_mhz", w.cpu_mhz}};
-          },
-          [](const Setup& s) -> json { return {{"spec", spec::to_json(s.spec)}}; },
-          [](const SetupOk& s) -> json {
-            return {{"tcp_port", s.tcp_port}, {"udp_ports", s.udp_ports}, {"cookie", s.cookie},
-                    {"threads", s.threads},   {"sndbuf", s.sndbuf},       {"rcvbuf", s.rcvbuf}};
-          },
-          [](const Start&) -> json { return json::object(); },
-          [](const Started&) -> json { return json::object(); },
-          [](const Stop&) -> json { return json::object(); },
-          [](const Quit&) -> json { return json::object(); },
-          [](const Results& r) -> json { return {{"side", side_to_json(r.side)}}; },
-          [](const ErrorMsg& e) -> json { return {{"code", e.code}, {"message", e.message}}; }},
-      m);
+  json j = std::visit(Overload{[](const Hello& h) -> json {
+                                 return {{"version", h.version}, {"software", h.software}};
+                               },
+                               [](const Welcome& w) -> json {
+                                 return {{"version", w.version},     {"software", w.software},
+                                         {"hostname", w.hostname},   {"os", w.os},
+                                         {"cpu_model", w.cpu_model}, {"cores", w.cores},
+                                         {"cpu_mhz", w.cpu_mhz}};
+                               },
+                               [](const Setup& s) -> json {
+                                 return {{"spec", spec::to_json(s.spec)}};
+                               },
+                               [](const SetupOk& s) -> json {
+                                 return {{"tcp_port", s.tcp_port}, {"udp_ports", s.udp_ports},
+                                         {"cookie", s.cookie},     {"threads", s.threads},
+                                         {"sndbuf", s.sndbuf},     {"rcvbuf", s.rcvbuf}};
+                               },
+                               [](const Start&) -> json { return json::object(); },
+                               [](const Started&) -> json { return json::object(); },
+                               [](const Stop&) -> json { return json::object(); },
+                               [](const Quit&) -> json { return json::object(); },
+                               [](const Results& r) -> json {
+                                 return {{"side", side_to_json(r.side)}};
+                               },
+                               [](const ErrorMsg& e) -> json {
+                                 return {{"code", e.code}, {"message", e.message}};
+                               }},
+                      m);
   j["type"] = message_name(m);
   return j.dump();
 }
@@ -179,11 +201,15 @@ Message decode(std::string_view body) {
   if (j.is_discarded()) throw ProtocolError("control message is not valid JSON");
   if (!j.is_object()) throw ProtocolError("control message is not a JSON object");
   auto type = field<std::string>(j, "type");
-  if (type == "hello") return Hello{field<uint32_t>(j, "version"), field<std::string>(j, "software")};
+  if (type == "hello")
+    return Hello{field<uint32_t>(j, "version"), field<std::string>(j, "software")};
   if (type == "welcome")
-    return Welcome{field<uint32_t>(j, "version"),         field<std::string>(j, "software"),
-                   field_or<std::string>(j, "hostname", ""),  field_or<std::string>(j, "os", ""),
-                   field_or<std::string>(j, "cpu_model", ""), field_or<uint32_t>(j, "cores", 0),
+    return Welcome{field<uint32_t>(j, "version"),
+                   field<std::string>(j, "software"),
+                   field_or<std::string>(j, "hostname", ""),
+                   field_or<std::string>(j, "os", ""),
+                   field_or<std::string>(j, "cpu_model", ""),
+                   field_or<uint32_t>(j, "cores", 0),
                    field_or<double>(j, "cpu_mhz", 0)};
   if (type == "setup") {
     try {
@@ -201,7 +227,8 @@ Message decode(std::string_view body) {
   if (type == "stop") return Stop{};
   if (type == "quit") return Quit{};
   if (type == "results") return Results{side_from_json(field<json>(j, "side"))};
-  if (type == "error") return ErrorMsg{field<std::string>(j, "code"), field<std::string>(j, "message")};
+  if (type == "error")
+    return ErrorMsg{field<std::string>(j, "code"), field<std::string>(j, "message")};
   throw ProtocolError("unknown control message type '" + type + "'");
 }
 

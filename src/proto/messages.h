@@ -16,13 +16,12 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/results.h"
 #include "spec/test_spec.h"
@@ -44,7 +43,7 @@ struct Welcome {
   uint32_t version = kProtocolVersion;
   std::string software;
   std::string hostname;
-  std::string os;         // e.g. "Linux 6.1.0"
+  std::string os;  // e.g. "Linux 6.1.0"
   std::string cpu_model;
   uint32_t cores = 0;
   double cpu_mhz = 0;
@@ -53,11 +52,11 @@ struct Setup {
   spec::TestSpec spec;
 };
 struct SetupOk {
-  uint16_t tcp_port = 0;                // TCP tests: where to connect
-  std::vector<uint16_t> udp_ports;      // UDP tests: one port per stream
-  uint64_t cookie = 0;                  // first 8 bytes of every TCP data connection
-  uint32_t threads = 0;                 // server worker threads
-  int32_t sndbuf = 0, rcvbuf = 0;       // server data socket buffers in effect
+  uint16_t tcp_port = 0;            // TCP tests: where to connect
+  std::vector<uint16_t> udp_ports;  // UDP tests: one port per stream
+  uint64_t cookie = 0;              // first 8 bytes of every TCP data connection
+  uint32_t threads = 0;             // server worker threads
+  int32_t sndbuf = 0, rcvbuf = 0;   // server data socket buffers in effect
 };
 struct Start {};
 struct Started {};

@@ -83,16 +83,16 @@ json result_json(const session::TestResult& r) {
                        {"transactions", f.transactions}});
     }
     const uint64_t moved = r.spec.test == spec::TestKind::kTcpMaerts ? recv : sent;
-    intervals.push_back({{"start_s", num(iv.start_s)},
-                         {"end_s", num(iv.end_s)},
-                         {"streams", flows},
-                         {"sum",
-                          {{"bytes_sent", sent},
-                           {"bytes_received", recv},
-                           {"transactions", txn},
-                           {"bits_per_second", num(dt > 0 ? 8.0 * static_cast<double>(moved) / dt : 0)},
-                           {"transactions_per_second",
-                            num(dt > 0 ? static_cast<double>(txn) / dt : 0)}}}});
+    intervals.push_back(
+        {{"start_s", num(iv.start_s)},
+         {"end_s", num(iv.end_s)},
+         {"streams", flows},
+         {"sum",
+          {{"bytes_sent", sent},
+           {"bytes_received", recv},
+           {"transactions", txn},
+           {"bits_per_second", num(dt > 0 ? 8.0 * static_cast<double>(moved) / dt : 0)},
+           {"transactions_per_second", num(dt > 0 ? static_cast<double>(txn) / dt : 0)}}}});
   }
   json errors = json::array();
   if (!r.error.empty()) errors.push_back(r.error);

@@ -43,10 +43,9 @@ void fill_stream(StreamSummary& s, const engine::FlowResult& local,
       }
       s.datagrams_lost =
           s.datagrams_sent > s.datagrams_received ? s.datagrams_sent - s.datagrams_received : 0;
-      s.loss_percent = s.datagrams_sent
-                           ? 100.0 * static_cast<double>(s.datagrams_lost) /
-                                 static_cast<double>(s.datagrams_sent)
-                           : 0;
+      s.loss_percent = s.datagrams_sent ? 100.0 * static_cast<double>(s.datagrams_lost) /
+                                              static_cast<double>(s.datagrams_sent)
+                                        : 0;
       s.send_bps = rate(8.0 * static_cast<double>(s.bytes_sent), s.elapsed_s);
       break;
     default:
@@ -103,7 +102,8 @@ Summary summarize(const session::TestResult& r) {
     t.late += s.late;
     t.jitter_ms = std::max(t.jitter_ms, s.jitter_ms);
   }
-  if (r.spec.test == TestKind::kTcpCrr && remote) t.remote_transactions = remote->total().transactions;
+  if (r.spec.test == TestKind::kTcpCrr && remote)
+    t.remote_transactions = remote->total().transactions;
   t.throughput_bps = rate(8.0 * static_cast<double>(t.bytes_received), t.elapsed_s);
   t.send_bps = rate(8.0 * static_cast<double>(t.bytes_sent), t.elapsed_s);
   t.transactions_per_s = rate(static_cast<double>(t.transactions), t.elapsed_s);

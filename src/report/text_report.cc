@@ -15,7 +15,8 @@ std::string rate_text(double bps, core::RateUnit unit) {
 
 std::string bytes_text(double b) {
   auto s = core::scale_bytes(b);
-  return s.unit == "B" ? fmt::format("{:.0f} B", s.value) : fmt::format("{:.2f} {}", s.value, s.unit);
+  return s.unit == "B" ? fmt::format("{:.0f} B", s.value)
+                       : fmt::format("{:.2f} {}", s.value, s.unit);
 }
 
 std::string us(uint64_t ns) { return fmt::format("{:.1f}", static_cast<double>(ns) / 1000.0); }
@@ -28,20 +29,21 @@ std::string text_header(const session::TestResult& r) {
   const auto& s = r.spec;
   const auto& info = spec::info(s.test);
   std::string out = fmt::format("flowperf {}: {} — {}\n", kVersion, info.name, info.title);
-  out += fmt::format("  local {}:{} -> remote {}:{}{}\n", r.local.host, r.local.port, r.remote.host,
-                     r.remote.port,
-                     r.embedded_server ? " (embedded server, started in this process)"
-                                       : (r.server_software.empty() ? "" : " (" + r.server_software + ")"));
-  std::string length = s.count ? fmt::format("{} {}", s.count,
-                                             info.family == spec::Family::kStream ? "bytes"
-                                                                                  : "transactions")
-                               : fmt::format("{:g} s", s.duration_s);
-  std::string sizes = info.family == spec::Family::kStream
-                          ? fmt::format("send size {} B", s.effective_send_size())
-                          : fmt::format("request {} B, response {} B", s.request_size,
-                                        s.response_size);
+  out += fmt::format(
+      "  local {}:{} -> remote {}:{}{}\n", r.local.host, r.local.port, r.remote.host, r.remote.port,
+      r.embedded_server ? " (embedded server, started in this process)"
+                        : (r.server_software.empty() ? "" : " (" + r.server_software + ")"));
+  std::string length =
+      s.count ? fmt::format("{} {}", s.count,
+                            info.family == spec::Family::kStream ? "bytes" : "transactions")
+              : fmt::format("{:g} s", s.duration_s);
+  std::string sizes =
+      info.family == spec::Family::kStream
+          ? fmt::format("send size {} B", s.effective_send_size())
+          : fmt::format("request {} B, response {} B", s.request_size, s.response_size);
   out += fmt::format("  {} stream{}, {}, {}", s.streams, s.streams == 1 ? "" : "s", length, sizes);
-  if (s.rate_bps) out += ", target " + rate_text(static_cast<double>(s.rate_bps), core::RateUnit::Auto);
+  if (s.rate_bps)
+    out += ", target " + rate_text(static_cast<double>(s.rate_bps), core::RateUnit::Auto);
   if (s.nodelay) out += ", TCP_NODELAY";
   out += "\n";
   return out;
@@ -97,15 +99,16 @@ std::string text_result(const session::TestResult& r, const TextOptions& o) {
                          st.datagrams_lost, st.loss_percent, st.jitter_ms,
                          rate_text(st.send_bps, o.unit), rate_text(st.throughput_bps, o.unit));
     });
-    out += fmt::format("  datagrams: sent {} ({} B each), received {}, out of order {}, "
-                       "duplicates {}, send errors {}\n",
-                       sum.total.datagrams_sent, s.effective_send_size(),
-                       sum.total.datagrams_received, sum.total.out_of_order, sum.total.duplicates,
-                       sum.total.send_errors);
+    out += fmt::format(
+        "  datagrams: sent {} ({} B each), received {}, out of order {}, "
+        "duplicates {}, send errors {}\n",
+        sum.total.datagrams_sent, s.effective_send_size(), sum.total.datagrams_received,
+        sum.total.out_of_order, sum.total.duplicates, sum.total.send_errors);
   } else {
-    out += fmt::format("\n{:>6}  {:>8}  {:>12}  {:>12}   {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}\n",
-                       "Stream", "Time(s)", "Transactions", "Trans/s", "min", "mean", "p50", "p90",
-                       "p99", "p99.9", "max(us)");
+    out +=
+        fmt::format("\n{:>6}  {:>8}  {:>12}  {:>12}   {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}\n",
+                    "Stream", "Time(s)", "Transactions", "Trans/s", "min", "mean", "p50", "p90",
+                    "p99", "p99.9", "max(us)");
     rows([&](const std::string& l, const StreamSummary& st) {
       std::string lat = "   (latency not kept per stream)";
       if (st.latency && st.latency->count() > 0) {
@@ -117,9 +120,9 @@ std::string text_result(const session::TestResult& r, const TextOptions& o) {
       return fmt::format("{}  {:8.2f}  {:>12}  {:>12.1f}{}\n", l, st.elapsed_s, st.transactions,
                          st.transactions_per_s, lat);
     });
-    out += fmt::format("  transactions: client {}, server {}", sum.total.transactions,
-                       r.have_remote ? std::to_string(sum.total.remote_transactions)
-                                     : std::string("(unknown)"));
+    out += fmt::format(
+        "  transactions: client {}, server {}", sum.total.transactions,
+        r.have_remote ? std::to_string(sum.total.remote_transactions) : std::string("(unknown)"));
     if (s.test == spec::TestKind::kUdpRr)
       out += fmt::format("; timed out {}, late answers {}", sum.total.timeouts, sum.total.late);
     out += "\n";

@@ -1,11 +1,10 @@
 #include "session/controller.h"
 
+#include <fmt/format.h>
 #include <sys/socket.h>
 
 #include <chrono>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/version.h"
@@ -22,8 +21,8 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 Clock::time_point after(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(seconds));
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 class Control {
@@ -41,10 +40,16 @@ class Control {
   template <typename T>
   T expect(double timeout_s) {
     proto::Message m;
-    auto st = proto::read_message(fd_.get(), &m, after(timeout_s));
+    proto::ReadStatus st;
+    try {
+      st = proto::read_message(fd_.get(), &m, after(timeout_s));
+    } catch (const proto::ProtocolError& e) {
+      throw runtime_error("the server at " + where_ + " sent a malformed control message (" +
+                          e.what() + ") — is it a flowperf server of the same version?");
+    }
     if (st == proto::ReadStatus::kTimeout)
-      throw runtime_error(fmt::format("the server at {} did not answer within {} s", where_,
-                                      timeout_s));
+      throw runtime_error(
+          fmt::format("the server at {} did not answer within {} s", where_, timeout_s));
     if (st == proto::ReadStatus::kClosed)
       throw runtime_error("the server at " + where_ + " closed the control connection");
     if (auto* e = std::get_if<proto::ErrorMsg>(&m)) {
@@ -52,8 +57,8 @@ class Control {
       throw Error(code, "server " + where_ + ": " + e->message);
     }
     if (auto* t = std::get_if<T>(&m)) return std::move(*t);
-    throw runtime_error(fmt::format("the server at {} sent '{}' out of turn", where_,
-                                    proto::message_name(m)));
+    throw runtime_error(
+        fmt::format("the server at {} sent '{}' out of turn", where_, proto::message_name(m)));
   }
 
  private:
@@ -143,10 +148,12 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   // 5. Run until the time is up, every flow met its count, or the user
   //    interrupts; sample intervals on the way.
   const bool by_count = spec.count > 0;
-  const auto end = by_count ? Clock::time_point::max() : t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.duration_s));
+  const auto end = by_count ? Clock::time_point::max()
+                            : t0 + std::chrono::duration_cast<Clock::duration>(
+                                       std::chrono::duration<double>(spec.duration_s));
   std::vector<IntervalFlow> last(side.flows().size());
-  auto interval = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(spec.interval_s));
+  auto interval =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.interval_s));
   Clock::time_point next_sample = spec.interval_s > 0 ? t0 + interval : Clock::time_point::max();
   double last_t = 0;
   for (;;) {

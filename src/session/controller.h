@@ -35,9 +35,9 @@ struct TestResult {
   bool embedded_server = false;
   engine::SideResult local_side;
   engine::SideResult remote_side;
-  bool have_remote = false;   // the server's results arrived
-  bool interrupted = false;   // stopped early by the user
-  std::string error;          // a failure during the test (partial results above)
+  bool have_remote = false;  // the server's results arrived
+  bool interrupted = false;  // stopped early by the user
+  std::string error;         // a failure during the test (partial results above)
   std::vector<IntervalSample> intervals;
 };
 

@@ -13,10 +13,10 @@ namespace flowperf::session {
 
 void serve_netperf_connection(int control, const SessionContext& ctx) {
   if (!ctx.config->log) return;
-  std::string line =
-      fmt::format("flowperf server: {}: a netperf client; netperf's protocol is not served yet "
-                  "(connection closed)\n",
-                  net::peer_address(control).to_string());
+  std::string line = fmt::format(
+      "flowperf server: {}: a netperf client; netperf's protocol is not served yet "
+      "(connection closed)\n",
+      net::peer_address(control).to_string());
   std::fputs(line.c_str(), ctx.config->log);
   std::fflush(ctx.config->log);
 }

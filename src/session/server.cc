@@ -60,9 +60,8 @@ void Server::serve() {
     sessions_.emplace_back();
     SessionSlot* slot = &sessions_.back();
     slot->control_fd = conn.get();
-    slot->thread = std::thread([this, slot, c = std::move(conn)]() mutable {
-      run_session(slot, std::move(c));
-    });
+    slot->thread = std::thread(
+        [this, slot, c = std::move(conn)]() mutable { run_session(slot, std::move(c)); });
   }
 }
 

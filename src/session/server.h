@@ -22,11 +22,11 @@ struct ServerConfig {
   std::string bind_host;  // empty: every address
   uint16_t port = 12865;  // 0: an ephemeral port
   net::Family family = net::Family::kAny;
-  uint32_t max_tests = 100;       // tests running at once
-  double max_duration_s = 3600;   // longest test the server runs
-  double control_timeout_s = 10;  // longest wait for any control message outside a test
-  std::FILE* log = stderr;        // one line per test; nullptr: quiet
-  bool allow_remote_quit = false; // qperf's `quit` may stop this server
+  uint32_t max_tests = 100;        // tests running at once
+  double max_duration_s = 3600;    // longest test the server runs
+  double control_timeout_s = 10;   // longest wait for any control message outside a test
+  std::FILE* log = stderr;         // one line per test; nullptr: quiet
+  bool allow_remote_quit = false;  // qperf's `quit` may stop this server
 };
 
 class Server {

@@ -1,13 +1,12 @@
 #include "session/session.h"
 
+#include <fmt/format.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <random>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "core/error.h"
 #include "core/host_info.h"
@@ -28,8 +27,8 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 Clock::time_point after(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(seconds));
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
 // Counts this session among the running tests while it lives.
@@ -95,7 +94,8 @@ class Session {
     proto::Message m;
     if (!receive(&m, after(cfg_.control_timeout_s))) return;
     auto* hello = std::get_if<proto::Hello>(&m);
-    if (!hello) throw proto::ProtocolError("expected hello, got " + std::string(proto::message_name(m)));
+    if (!hello)
+      throw proto::ProtocolError("expected hello, got " + std::string(proto::message_name(m)));
     if (hello->version != proto::kProtocolVersion) {
       reply_error("version", fmt::format("this server speaks flowperf protocol {}, the client {} — "
                                          "run the same flowperf version on both ends",
@@ -112,8 +112,8 @@ class Session {
       return;
     }
     const core::HostInfo host = core::local_host_info();
-    send(proto::Welcome{proto::kProtocolVersion, std::string("flowperf ") + kVersion,
-                        host.hostname, host.os, host.cpu_model, host.cores, host.cpu_mhz});
+    send(proto::Welcome{proto::kProtocolVersion, std::string("flowperf ") + kVersion, host.hostname,
+                        host.os, host.cpu_model, host.cores, host.cpu_mhz});
 
     if (!receive(&m, after(cfg_.control_timeout_s))) return;
     if (std::holds_alternative<proto::Quit>(m)) {
@@ -127,7 +127,8 @@ class Session {
       return;
     }
     auto* setup = std::get_if<proto::Setup>(&m);
-    if (!setup) throw proto::ProtocolError("expected setup, got " + std::string(proto::message_name(m)));
+    if (!setup)
+      throw proto::ProtocolError("expected setup, got " + std::string(proto::message_name(m)));
     spec_ = setup->spec;
     have_spec_ = true;
     auto problems = spec::validate(spec_);
@@ -139,9 +140,8 @@ class Session {
       return;
     }
     if (spec_.count == 0 && spec_.duration_s > cfg_.max_duration_s) {
-      reply_error("invalid_spec",
-                  fmt::format("-l {}: this server runs tests of at most {} seconds", spec_.duration_s,
-                              cfg_.max_duration_s));
+      reply_error("invalid_spec", fmt::format("-l {}: this server runs tests of at most {} seconds",
+                                              spec_.duration_s, cfg_.max_duration_s));
       return;
     }
     const unsigned threads = spec::default_threads(spec_);
@@ -214,7 +214,7 @@ class Session {
   }
 
   bool receive(proto::Message* m, Clock::time_point deadline) {
-    auto st = proto::read_message(control_, m, deadline);
+    auto st = proto::read_message(control_, m, deadline, proto::kMaxClientFrame);
     if (st == proto::ReadStatus::kTimeout) {
       reply_error("timeout", "no control message arrived in time");
       log("control connection timed out");

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/json_number.h"
+
 namespace flowperf::spec {
 namespace {
 
@@ -13,11 +15,11 @@ template <typename T>
 void read(const nlohmann::json& j, const char* key, T& out) {
   auto it = j.find(key);
   if (it == j.end()) return;  // absent: keep the default
-  try {
-    out = it->get<T>();
-  } catch (const nlohmann::json::exception&) {
-    throw std::invalid_argument(std::string("spec field '") + key + "' has the wrong type");
-  }
+  auto v = core::checked_get<T>(*it);
+  if (!v)
+    throw std::invalid_argument(std::string("spec field '") + key +
+                                "' has the wrong type or is out of range");
+  out = *v;
 }
 
 }  // namespace

@@ -70,22 +70,20 @@ std::vector<std::string> validate(const TestSpec& s) {
                     s.duration_s));
   if (s.streams < 1 || s.streams > kMaxStreams)
     add(fmt::format("-P {}: the number of streams must be from 1 to {}", s.streams, kMaxStreams));
-  if (s.threads > 1024)
-    add(fmt::format("--threads {}: at most 1024 worker threads", s.threads));
-  if (s.interval_s < 0 || (s.interval_s > 0 && s.interval_s < 0.01) ||
-      !std::isfinite(s.interval_s))
+  if (s.threads > 1024) add(fmt::format("--threads {}: at most 1024 worker threads", s.threads));
+  if (s.interval_s < 0 || (s.interval_s > 0 && s.interval_s < 0.01) || !std::isfinite(s.interval_s))
     add(fmt::format("-i {}: the report interval must be 0 (off) or at least 0.01 seconds",
                     s.interval_s));
   if (s.rate_bps && !(udp && stream))
     add(fmt::format("-b: a target bitrate applies to UDP_STREAM only, not {}", t.name));
 
   if (stream) {
-    const uint32_t limit = udp ? (s.ip_family == IpFamily::kV6 ? kMaxUdpPayloadV6
-                                                               : kMaxUdpPayloadV4)
-                               : kMaxMessage;
+    const uint32_t limit =
+        udp ? (s.ip_family == IpFamily::kV6 ? kMaxUdpPayloadV6 : kMaxUdpPayloadV4) : kMaxMessage;
     uint32_t m = s.effective_send_size();
     if (udp && m > limit)
-      add(fmt::format("-m {}: message too long: a UDP datagram carries at most {} bytes over "
+      add(
+          fmt::format("-m {}: message too long: a UDP datagram carries at most {} bytes over "
                       "IPv{}",
                       m, limit, s.ip_family == IpFamily::kV6 ? 6 : 4));
     else if (m < 1 || m > limit)
@@ -94,14 +92,14 @@ std::vector<std::string> validate(const TestSpec& s) {
     if (r < 1 || r > kMaxMessage)
       add(fmt::format("-M {}: the receive size must be from 1 to {} bytes", r, kMaxMessage));
     if (udp && s.local_sndbuf && m > s.local_sndbuf)
-      add(fmt::format("-m {}: message too long: it is larger than the send socket buffer "
+      add(
+          fmt::format("-m {}: message too long: it is larger than the send socket buffer "
                       "(-s {} bytes)",
                       m, s.local_sndbuf));
   } else {
     const uint32_t limit = udp ? kMaxUdpPayloadV4 : kMaxMessage;
     if (s.request_size < 1 || s.request_size > limit)
-      add(fmt::format("-r {}: the request size must be from 1 to {} bytes", s.request_size,
-                      limit));
+      add(fmt::format("-r {}: the request size must be from 1 to {} bytes", s.request_size, limit));
     if (s.response_size < 1 || s.response_size > limit)
       add(fmt::format("-r ,{}: the response size must be from 1 to {} bytes", s.response_size,
                       limit));

@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
-#include <nlohmann/json.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <vector>
@@ -111,13 +111,15 @@ TEST_F(E2E, TcpMaertsBytesSentByServerEqualBytesReceived) {
 TEST_F(E2E, UdpStreamReceivedNeverExceedsSent) {
   json j = run_json({"-t", "UDP_STREAM", "-l", "1"});
   const json& t = j["total"];
-  uint64_t sent = t["datagrams_sent"], received = t["datagrams_received"], lost = t["datagrams_lost"];
+  uint64_t sent = t["datagrams_sent"], received = t["datagrams_received"],
+           lost = t["datagrams_lost"];
   EXPECT_GT(sent, 0u);
   EXPECT_GT(received, 0u);
   EXPECT_LE(received, sent);
   EXPECT_EQ(lost, sent - received);
-  EXPECT_EQ(j["remote"]["flows"][0]["datagrams_recv"].get<uint64_t>() - t["duplicates"].get<uint64_t>(),
-            received);
+  EXPECT_EQ(
+      j["remote"]["flows"][0]["datagrams_recv"].get<uint64_t>() - t["duplicates"].get<uint64_t>(),
+      received);
 }
 
 TEST_F(E2E, UdpStreamPacedRateStaysAtOrBelowTarget) {
@@ -219,7 +221,8 @@ TEST_F(E2E, TextOutputShowsBothSidesCounts) {
   EXPECT_NE(o.out.find("TCP_RR"), std::string::npos);
   EXPECT_NE(o.out.find("p99.9"), std::string::npos);
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(o.out, m, std::regex(R"(transactions: client (\d+), server (\d+))")));
+  ASSERT_TRUE(
+      std::regex_search(o.out, m, std::regex(R"(transactions: client (\d+), server (\d+))")));
   EXPECT_EQ(m[1], m[2]);
 }
 
@@ -236,9 +239,9 @@ TEST_F(E2E, ThousandRrFlowsOnTwoThreads) {
 TEST_F(E2E, FiftyConcurrentClientsAllFinish) {
   std::vector<std::unique_ptr<Process>> clients;
   for (int i = 0; i < 50; ++i)
-    clients.push_back(std::make_unique<Process>(std::vector<std::string>{
-        kBin, "-H", "127.0.0.1", "-p", server_->port(), "-t", "TCP_RR", "-l", "2", "-r", "38,38",
-        "--json"}));
+    clients.push_back(std::make_unique<Process>(
+        std::vector<std::string>{kBin, "-H", "127.0.0.1", "-p", server_->port(), "-t", "TCP_RR",
+                                 "-l", "2", "-r", "38,38", "--json"}));
   int ok = 0;
   for (auto& c : clients) {
     Outcome o = c->wait(60s);
@@ -313,8 +316,8 @@ TEST_F(E2E, ServerBusyIsRefusedClearly) {
 }
 
 TEST_F(E2E, InterruptPrintsWhatWasMeasured) {
-  Process p({kBin, "-H", "127.0.0.1", "-p", server_->port(), "-t", "TCP_STREAM", "-l", "20",
-             "--json"});
+  Process p(
+      {kBin, "-H", "127.0.0.1", "-p", server_->port(), "-t", "TCP_STREAM", "-l", "20", "--json"});
   std::this_thread::sleep_for(1s);
   p.signal(SIGINT);
   Outcome o = p.wait(15s);

@@ -18,7 +18,7 @@
 namespace flowperf::testing {
 
 struct Outcome {
-  int exit_code = -1;   // -1 when killed by a signal
+  int exit_code = -1;  // -1 when killed by a signal
   int signal = 0;
   bool timed_out = false;
   std::string out, err;
