@@ -1,0 +1,226 @@
+// Renderers against golden text, and the summary arithmetic they share, on
+// hand-made results (no sockets).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "report/json_report.h"
+#include "report/summary.h"
+#include "report/text_report.h"
+
+namespace flowperf::report {
+namespace {
+
+session::TestResult base(spec::TestKind kind) {
+  session::TestResult r;
+  r.spec.test = kind;
+  r.spec.duration_s = 2;
+  r.local = {"127.0.0.1", 40000};
+  r.remote = {"127.0.0.1", 12865};
+  r.server_software = "flowperf 0.1.0";
+  r.have_remote = true;
+  r.local_side.elapsed_s = 2.0;
+  r.remote_side.elapsed_s = 2.0;
+  return r;
+}
+
+engine::FlowResult flow(uint32_t index) {
+  engine::FlowResult f;
+  f.index = index;
+  f.elapsed_s = 2.0;
+  return f;
+}
+
+TEST(Summary, TcpStreamCountsTheReceiversBytes) {
+  auto r = base(spec::TestKind::kTcpStream);
+  auto l = flow(0);
+  l.bytes_sent = 2'500'000'000;
+  auto s = flow(0);
+  s.bytes_recv = 2'500'000'000;
+  r.local_side.flows = {l};
+  r.remote_side.flows = {s};
+  Summary sum = summarize(r);
+  EXPECT_TRUE(sum.receiver_counted);
+  EXPECT_DOUBLE_EQ(sum.total.throughput_bps, 2'500'000'000.0 * 8 / 2.0);
+  EXPECT_EQ(sum.total.bytes_sent, sum.total.bytes_received);
+}
+
+TEST(Summary, MissingServerResultsFallBackToTheSenderAndSaySo) {
+  auto r = base(spec::TestKind::kTcpStream);
+  r.have_remote = false;
+  auto l = flow(0);
+  l.bytes_sent = 1000;
+  r.local_side.flows = {l};
+  Summary sum = summarize(r);
+  EXPECT_FALSE(sum.receiver_counted);
+  EXPECT_EQ(sum.total.bytes_received, 1000u);
+}
+
+TEST(Summary, UdpLossIsSentMinusUniqueReceived) {
+  auto r = base(spec::TestKind::kUdpStream);
+  auto l = flow(0);
+  l.datagrams_sent = 1000;
+  l.bytes_sent = 1000 * 1472;
+  auto s = flow(0);
+  s.datagrams_recv = 905;  // 5 of them duplicates
+  s.duplicates = 5;
+  s.bytes_recv = 905 * 1472;
+  r.local_side.flows = {l};
+  r.remote_side.flows = {s};
+  Summary sum = summarize(r);
+  EXPECT_EQ(sum.total.datagrams_received, 900u);
+  EXPECT_EQ(sum.total.datagrams_lost, 100u);
+  EXPECT_DOUBLE_EQ(sum.total.loss_percent, 10.0);
+}
+
+TEST(Summary, RrRateAndBothSidesCounts) {
+  auto r = base(spec::TestKind::kTcpRr);
+  auto l = flow(0);
+  l.transactions = 50'000;
+  l.latency = measure::Histogram();
+  for (int i = 0; i < 100; ++i) l.latency->record(40'000);  // 40 us
+  auto s = flow(0);
+  s.transactions = 50'000;
+  r.local_side.flows = {l};
+  r.remote_side.flows = {s};
+  r.local_side.latency = *l.latency;
+  Summary sum = summarize(r);
+  EXPECT_DOUBLE_EQ(sum.total.transactions_per_s, 25'000.0);
+  EXPECT_EQ(sum.total.remote_transactions, 50'000u);
+  ASSERT_TRUE(sum.total.latency.has_value());
+  EXPECT_EQ(sum.total.latency->percentile(50), 40'000u);
+}
+
+TEST(TextReport, TcpStreamGolden) {
+  auto r = base(spec::TestKind::kTcpStream);
+  auto l = flow(0);
+  l.bytes_sent = 2'500'000'000;
+  auto s = flow(0);
+  s.bytes_recv = 2'500'000'000;
+  r.local_side.flows = {l};
+  r.remote_side.flows = {s};
+  EXPECT_EQ(text_result(r, {}),
+            "\n"
+            "Stream   Time(s)          Sent      Received        Throughput\n"
+            "   SUM      2.00      2.33 GiB      2.33 GiB      10.00 Gbit/s\n"
+            "  bytes: sender 2500000000, receiver 2500000000\n");
+  TextOptions mbytes;
+  mbytes.unit = core::RateUnit::MBytes;
+  EXPECT_NE(text_result(r, mbytes).find("1192.09 MB/s"), std::string::npos)
+      << text_result(r, mbytes);
+}
+
+TEST(TextReport, HeaderNamesTheTestAndBothEnds) {
+  auto r = base(spec::TestKind::kTcpRr);
+  r.spec.request_size = 64;
+  r.spec.response_size = 128;
+  r.spec.streams = 4;
+  EXPECT_EQ(text_header(r),
+            "flowperf 0.1.0: TCP_RR — TCP request/response on one connection\n"
+            "  local 127.0.0.1:40000 -> remote 127.0.0.1:12865 (flowperf 0.1.0)\n"
+            "  4 streams, 2 s, request 64 B, response 128 B\n");
+  r.embedded_server = true;
+  EXPECT_NE(text_header(r).find("(embedded server, started in this process)"), std::string::npos);
+}
+
+TEST(TextReport, RrGoldenWithPerStreamRowsAndLatency) {
+  auto r = base(spec::TestKind::kTcpRr);
+  r.spec.streams = 2;
+  for (uint32_t i = 0; i < 2; ++i) {
+    auto l = flow(i);
+    l.transactions = 1000;
+    l.latency = measure::Histogram();
+    for (uint64_t v : {10'000u, 20'000u, 30'000u, 100'000u}) l.latency->record(v);
+    r.local_side.latency.merge(*l.latency);
+    r.local_side.flows.push_back(l);
+    auto s = flow(i);
+    s.transactions = 1000;
+    r.remote_side.flows.push_back(s);
+  }
+  // Percentiles are bucket midpoints (within 1%): 100 us reads as 99.8.
+  EXPECT_EQ(text_result(r, {}),
+            "\n"
+            "Stream   Time(s)  Transactions       Trans/s        min     mean      p50      p90"
+            "      p99    p99.9   max(us)\n"
+            "     0      2.00          1000         500.0       10.0     40.0     20.1     99.8"
+            "     99.8     99.8     100.0\n"
+            "     1      2.00          1000         500.0       10.0     40.0     20.1     99.8"
+            "     99.8     99.8     100.0\n"
+            "   SUM      2.00          2000        1000.0       10.0     40.0     20.1     99.8"
+            "     99.8     99.8     100.0\n"
+            "  transactions: client 2000, server 2000\n");
+}
+
+TEST(TextReport, UdpStreamShowsLossAndBothCounts) {
+  auto r = base(spec::TestKind::kUdpStream);
+  auto l = flow(0);
+  l.datagrams_sent = 1000;
+  l.bytes_sent = 1'472'000;
+  auto s = flow(0);
+  s.datagrams_recv = 990;
+  s.bytes_recv = 1'457'280;
+  r.local_side.flows = {l};
+  r.remote_side.flows = {s};
+  std::string out = text_result(r, {});
+  EXPECT_NE(out.find("      1000           990          10    1.000"), std::string::npos) << out;
+  EXPECT_NE(out.find("datagrams: sent 1000 (1472 B each), received 990"), std::string::npos);
+}
+
+TEST(TextReport, InterruptedAndErrorsAreSaid) {
+  auto r = base(spec::TestKind::kTcpRr);
+  r.local_side.flows = {flow(0)};
+  r.have_remote = false;
+  r.interrupted = true;
+  r.error = "the server went away";
+  std::string out = text_result(r, {});
+  EXPECT_NE(out.find("server (unknown)"), std::string::npos) << out;
+  EXPECT_NE(out.find("interrupted"), std::string::npos);
+  EXPECT_NE(out.find("error: the server went away"), std::string::npos);
+}
+
+TEST(JsonReport, KeysAndValuesFollowTheSummary) {
+  auto r = base(spec::TestKind::kTcpRr);
+  auto l = flow(0);
+  l.transactions = 10;
+  l.latency = measure::Histogram();
+  l.latency->record(5'000);
+  r.local_side.latency = *l.latency;
+  r.local_side.flows = {l};
+  auto s = flow(0);
+  s.transactions = 10;
+  r.remote_side.flows = {s};
+  r.intervals.push_back({0, 1, {{0, 0, 4}}});
+  r.intervals.push_back({1, 2, {{0, 0, 6}}});
+  auto j = result_json(r);
+  EXPECT_EQ(j["schema_version"], kJsonSchemaVersion);
+  EXPECT_EQ(j["test"], "TCP_RR");
+  EXPECT_EQ(j["total"]["transactions"], 10);
+  EXPECT_EQ(j["total"]["remote_transactions"], 10);
+  EXPECT_DOUBLE_EQ(j["total"]["transactions_per_second"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(j["total"]["latency_us"]["p50"].get<double>(), 5.0);
+  EXPECT_EQ(j["intervals"].size(), 2u);
+  EXPECT_EQ(j["intervals"][1]["sum"]["transactions"], 6);
+  EXPECT_DOUBLE_EQ(j["intervals"][1]["sum"]["transactions_per_second"].get<double>(), 6.0);
+  EXPECT_TRUE(j["remote"].is_object());
+  EXPECT_TRUE(j["errors"].empty());
+}
+
+TEST(JsonReport, NonFiniteNumbersBecomeNull) {
+  auto r = base(spec::TestKind::kTcpStream);
+  r.local_side.elapsed_s = std::numeric_limits<double>::quiet_NaN();
+  auto l = flow(0);
+  l.elapsed_s = std::numeric_limits<double>::infinity();
+  l.bytes_sent = 10;
+  r.local_side.flows = {l};
+  r.have_remote = false;
+  auto j = result_json(r);
+  EXPECT_TRUE(j["total"]["elapsed_s"].is_null());
+  EXPECT_TRUE(j["streams"][0]["elapsed_s"].is_null());
+  // dump() must not throw and must parse back.
+  EXPECT_NO_THROW((void)nlohmann::json::parse(j.dump()));
+  EXPECT_TRUE(j["remote"].is_null());
+}
+
+}  // namespace
+}  // namespace flowperf::report
