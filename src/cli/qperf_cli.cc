@@ -1,14 +1,632 @@
-// The qperf personality. Not built yet: it says so and exits 2.
+// The qperf personality: flowperf called as `qperf` behaves as qperf 0.4.11
+// does for its socket tests, on flowperf's engine and control protocol (both
+// ends run flowperf; a real qperf is not a peer).
+//
+//   qperf [-lp PORT]                  serve until SIGINT/SIGTERM or `quit`
+//   qperf SERVER [OPTIONS] TESTS      run the tests in order, print each one
+//
+// The steps of a client run: parse everything first (qperf_args), refuse
+// tests this build cannot run before any test starts, then for each test
+// print its name, make sure the server answers, run it, and print its rows
+// (report/qperf_report).
+#include <fmt/format.h>
+#include <sched.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
 
 #include "cli/personalities.h"
+#include "cli/qperf_args.h"
+#include "cli/signals.h"
+#include "core/error.h"
+#include "core/host_info.h"
+#include "core/version.h"
+#include "net/sys.h"
+#include "report/qperf_report.h"
+#include "session/controller.h"
+#include "session/server.h"
+#include "session/server_info.h"
+#include "spec/test_spec.h"
 
 namespace flowperf::cli {
+namespace {
 
-int qperf_main(int, char**) {
-  std::fprintf(stderr, "qperf (flowperf): the qperf personality is not built yet; use "
-                       "`flowperf -t TCP_STREAM` or `-t TCP_RR` meanwhile\n");
-  return 2;
+using qperf::Args;
+using qperf::Param;
+using qperf::Run;
+using qperf::TestKind;
+
+// ---- help ----------------------------------------------------------------
+
+constexpr const char* kHelpMain = R"(Synopsis
+    qperf
+    qperf SERVERNODE [OPTIONS] TESTS
+
+Description
+    qperf measures bandwidth and latency between two nodes. This qperf is
+    flowperf answering to the name qperf: it runs qperf's TCP and UDP socket
+    tests on flowperf's engine, over flowperf's own control protocol, so both
+    nodes run flowperf (a qperf from elsewhere cannot be its peer). The RDMA
+    tests are not part of this build.
+
+    On one node, run qperf with no arguments: it serves tests on port 19765
+    (another with -lp) until it is interrupted or a client sends `quit`. On
+    the other node, name that server and then the tests; they run in the
+    order given, each for two seconds unless -t says otherwise:
+
+        qperf myserver tcp_bw tcp_lat
+
+More help
+    qperf --help categories     The help topics
+    qperf --help examples       Examples
+    qperf --help opts           The options, one line each
+    qperf --help options        The options in detail
+    qperf --help tests          The tests
+    qperf --help TESTNAME       One test in detail
+)";
+
+constexpr const char* kHelpCategories = R"(Help topics, shown with qperf --help TOPIC:
+    categories      This list
+    examples        Examples
+    options         The options in detail
+    opts            The options, one line each
+    tests           The tests
+A test's name is a topic too, for example:
+    qperf --help tcp_lat
+)";
+
+constexpr const char* kHelpExamples =
+    R"(First start a server on the node called myserver, with no arguments:
+    qperf
+Then, on another node:
+    * TCP bandwidth, then TCP latency:
+        qperf myserver tcp_bw tcp_lat
+    * UDP bandwidth for 10 seconds with 1400-byte messages:
+        qperf myserver -t 10 -m 1400 udp_bw
+    * Both nodes' host, CPU, OS and version:
+        qperf myserver conf
+    * UDP latency, then stop the server:
+        qperf myserver udp_lat quit
+    * TCP latency for message sizes 1, 2, 4 ... 64 KiB, showing each size:
+        qperf myserver -oo msg_size:1:64K:*2 -vu tcp_lat
+    * A server on port 5000, and a client for it:
+        qperf -lp 5000
+        qperf myserver -lp 5000 tcp_bw
+)";
+
+constexpr const char* kHelpOpts =
+    R"(--access_recv OnOff (-ar)          Read through received data (accepted, not applied)
+  -ar1                             Same as -ar 1
+--cpu_affinity PN (-ca)            Pin to CPU PN, or any
+  --loc_cpu_affinity PN (-lca)     Pin the client to CPU PN
+  --rem_cpu_affinity PN (-rca)     Pin the server (accepted, not applied)
+--flip OnOff (-f)                  Swap sender and receiver (tcp_bw)
+  -f1                              Same as -f 1
+--help Topic (-h)                  Help on a topic
+--host Node (-H)                   The server node
+--ip_port Port (-ip)               Data port (accepted, not applied)
+--listen_port Port (-lp)           The server's control port (19765)
+--loop Var:Init:Last:Incr (-oo)    Repeat tests over a range of values
+--msg_size Size (-m)               Message size
+--no_msgs N (-n)                   Send N messages instead of timing the test
+--precision Digits (-e)            Significant digits shown (3)
+--sock_buf_size Size (-sb)         Socket buffer size, both nodes
+  --loc_sock_buf_size Size (-lsb)  Client socket buffer size
+  --rem_sock_buf_size Size (-rsb)  Server socket buffer size
+--time Time (-t)                   Test duration (2 seconds)
+--timeout Time (-to)               Timeout for connecting and replies (5 seconds)
+  --loc_timeout Time (-lto)        Local timeout (a server's too)
+  --rem_timeout Time (-rto)        Remote timeout
+--unify_nodes (-un)                Show loc_/rem_ rather than send_/recv_
+--unify_units (-uu)                Show base units only
+--use_bits_per_sec (-ub)           Show bandwidth in bits per second
+--verbose (-v)                     Turn on -vc, -vs, -vt and -vu
+  --verbose_conf (-vc)             Configuration details
+  --verbose_stat (-vs)             Statistics
+  --verbose_time (-vt)             Timing
+  --verbose_used (-vu)             Parameters that were set
+  --verbose_more (-vv)             Turn on -vvc, -vvs, -vvt and -vvu
+  --verbose_more_conf (-vvc)       More configuration details
+  --verbose_more_stat (-vvs)       Byte and message counts of each node
+  --verbose_more_time (-vvt)       Each node's measured time
+  --verbose_more_used (-vvu)       Every parameter in use
+--version (-V)                     Print the version
+--wait_server Time (-ws)           Keep trying to reach the server (5 seconds)
+RDMA options (accepted, unused: this build has no RDMA tests):
+  -ap -lap -rap -i -li -ri -mt -cp -cp1 -lcp -lcp1 -rcp -rcp1 -nr -lnr -rnr
+  -sl -lsl -rsl -sp -lsp -rsp -sr -lsr -rsr -cm -cm1
+)";
+
+constexpr const char* kHelpOptions =
+    R"(Each option's value is the next word. Options apply to the tests named
+after them, so `qperf host -t 5 tcp_bw -t 10 tcp_lat` runs each for its own
+time.
+
+--access_recv OnOff (-ar), -ar1
+    qperf reads through each received message when OnOff is non-zero.
+    Accepted and shown with -vu; flowperf's receivers do not do it.
+--cpu_affinity PN (-ca)
+    Pin to CPU PN (CPUs count from 0), or `any` for no pinning. The client
+    pins itself before each test; the server is not pinned (a warning says
+    so when a remote CPU is given).
+  --loc_cpu_affinity PN (-lca), --rem_cpu_affinity PN (-rca)
+    The same for one node.
+--flip OnOff (-f), -f1
+    Non-zero swaps the roles of sender and receiver: tcp_bw then measures
+    the server sending to the client. The other tests are symmetric, or
+    (udp_bw) have no flipped form here, and warn that it is unused.
+--help Topic (-h)
+    Print help on Topic; qperf --help categories lists the topics.
+--host Node (-H)
+    The server node. The first word that is not an option also names it.
+--ip_port Port (-ip)
+    qperf runs the test's data connection on this port. Accepted; flowperf's
+    server picks its data port itself.
+--listen_port Port (-lp)
+    The control port: where the server listens and the client connects. The
+    two must agree. Default 19765.
+--loop Var:Init:Last:Incr (-oo)
+    Run each following test once for each value of Var from Init up to, and
+    not past, Last. Incr is +N (or just N) to add N each time and *N to
+    multiply by N. Var is an option's name without its dashes (msg_size, m,
+    time, t, no_msgs ...); an empty Var means msg_size, and an empty Init
+    means 1 for *N and 0 for +N. Values take the units of Var (64K, 0.5).
+    Several loops nest, the first outermost. -vu shows the value of each run.
+--msg_size Size (-m)
+    Bytes per message. Defaults: 64 KiB for tcp_bw, 32 KiB for udp_bw,
+    1 byte for the latency tests. A size is a number with an optional
+    suffix: K or kib, M or mib, G or gib for multiples of 1024; k or kb,
+    m or mb, g or gb for multiples of 1000. 1.5K is 1536.
+--no_msgs N (-n)
+    End the test after N messages (bandwidth tests) or N round trips
+    (latency tests) rather than after a time.
+--precision Digits (-e)
+    Significant digits in results. Default 3.
+--sock_buf_size Size (-sb)
+    SO_SNDBUF and SO_RCVBUF of the data sockets on both nodes.
+  --loc_sock_buf_size Size (-lsb), --rem_sock_buf_size Size (-rsb)
+    The same for one node.
+--time Time (-t)
+    Test duration in seconds (fractions allowed), or with a trailing m, h or
+    d for minutes, hours or days. Default 2.
+--timeout Time (-to)
+    How long to wait to connect and for the server's replies. Default 5.
+  --loc_timeout Time (-lto), --rem_timeout Time (-rto)
+    The same for one node; a server takes -lto as its control timeout.
+--unify_nodes (-un)
+    Describe a bandwidth test's nodes as loc_ and rem_ rather than send_
+    and recv_.
+--unify_units (-uu)
+    Show every value in its base unit (bytes/sec, ns, bytes), without
+    thousands separators: easier for scripts.
+--use_bits_per_sec (-ub)
+    Show bandwidth in bits per second (Kb/sec, Mb/sec ... by 1000).
+--verbose (-v)
+    Turn on -vc, -vs, -vt and -vu.
+  --verbose_conf (-vc), --verbose_more_conf (-vvc)
+    Configuration details (nothing extra for the socket tests).
+  --verbose_stat (-vs), --verbose_more_stat (-vvs)
+    The message rate; with -vvs each node's bytes and messages.
+  --verbose_time (-vt), --verbose_more_time (-vvt)
+    With -vvt each node's measured time. CPU times and costs come with
+    flowperf's CPU measurement.
+  --verbose_used (-vu), --verbose_more_used (-vvu)
+    The parameters you set; with -vvu every parameter in use.
+  --verbose_more (-vv)
+    Turn on -vvc, -vvs, -vvt and -vvu.
+--version (-V)
+    Print the version.
+--wait_server Time (-ws)
+    When the server does not answer, keep trying this long. Default 5.
+RDMA options
+    --alt_port (-ap), --id (-i), --mtu_size (-mt), --cq_poll (-cp),
+    --rd_atomic (-nr), --service_level (-sl), --src_path_bits (-sp),
+    --static_rate (-sr), --use_cm (-cm) and their loc_/rem_ forms are
+    accepted; a socket test warns that they are unused.
+)";
+
+constexpr const char* kHelpTestsFooter = R"(
+Only conf, quit and the TCP and UDP tests run in this build. The RDMA,
+InfiniBand, SDP, RDS and SCTP tests are named so that asking for one gets
+an answer saying why it cannot run here.
+)";
+
+std::string tests_help() {
+  std::string out, group;
+  for (const auto& t : qperf::all_tests()) {
+    if (group != t.group) {
+      group = t.group;
+      out += group + "\n";
+    }
+    out += fmt::format("    {:<24}{}\n", t.name, t.purpose);
+  }
+  return out + kHelpTestsFooter;
+}
+
+std::string test_help(const qperf::TestName& t) {
+  std::string out = fmt::format("Purpose\n    {}\n", t.purpose);
+  const bool bw = t.kind == TestKind::kTcpBw || t.kind == TestKind::kUdpBw;
+  const bool lat = t.kind == TestKind::kTcpLat || t.kind == TestKind::kUdpLat;
+  if (t.kind == TestKind::kConf)
+    return out +
+           "Options\n    None\nDescription\n    Shows each node's name, CPUs, operating system "
+           "and version.\n";
+  if (t.kind == TestKind::kQuit)
+    return out + "Options\n    None\nDescription\n    Asks the server to exit.\n";
+  if (!bw && !lat)
+    return out + "Description\n    Not available in this build: " +
+           (t.kind == TestKind::kRdma ? "flowperf has no RDMA transport."
+                                      : "flowperf runs the TCP and UDP socket tests only.") +
+           "\n";
+  out += "Options\n";
+  if (bw) out += "    --access_recv OnOff (-ar)   Read through received data (not applied)\n";
+  out += "    --cpu_affinity PN (-ca)     Pin to a CPU\n";
+  if (t.kind == TestKind::kTcpBw)
+    out += "    --flip OnOff (-f)           Let the server send and the client receive\n";
+  out += fmt::format("    --msg_size Size (-m)        Message size (default {})\n",
+                     t.kind == TestKind::kTcpBw   ? "64 KiB"
+                     : t.kind == TestKind::kUdpBw ? "32 KiB"
+                                                  : "1 byte");
+  out += "    --no_msgs N (-n)            Stop after N messages\n";
+  out += "    --sock_buf_size Size (-sb)  Socket buffer size\n";
+  out += "    --time Time (-t)            Test duration (default 2 seconds)\n";
+  out += "Other options\n    --listen_port, --timeout, --wait_server\n";
+  out += "Display options\n    --precision, --unify_nodes, --unify_units, ";
+  out += bw ? "--use_bits_per_sec,\n    --verbose\n" : "--verbose\n";
+  out += "Description\n";
+  const char* proto = t.kind == TestKind::kTcpBw || t.kind == TestKind::kTcpLat ? "TCP" : "UDP";
+  if (t.kind == TestKind::kUdpBw)
+    out +=
+        "    The client sends UDP messages as fast as it can; send_bw is what it sent,\n"
+        "    recv_bw what reached the server, per second.\n";
+  else if (bw)
+    out +=
+        "    The client sends messages over one TCP connection as fast as it can; bw\n"
+        "    is the bytes the server received per second.\n";
+  else
+    out += fmt::format(
+        "    Client and server bounce one message back and forth over {}; latency is\n"
+        "    half the mean round trip.\n",
+        proto);
+  return out;
+}
+
+// Prints the topic; false when there is no such topic.
+bool print_help(const std::string& topic) {
+  std::string text;
+  if (topic == "main")
+    text = kHelpMain;
+  else if (topic == "categories")
+    text = kHelpCategories;
+  else if (topic == "examples")
+    text = kHelpExamples;
+  else if (topic == "opts")
+    text = kHelpOpts;
+  else if (topic == "options")
+    text = kHelpOptions;
+  else if (topic == "tests")
+    text = tests_help();
+  else if (const auto* t = qperf::find_test(topic))
+    text = test_help(*t);
+  else
+    return false;
+  std::fputs(text.c_str(), stdout);
+  return true;
+}
+
+// ---- what this build can run ----------------------------------------------
+
+// Why a test cannot run here, or "" when it can.
+std::string unavailable(const qperf::TestName& t) {
+  auto kernel_check = [&](const char* what, int family, int type, int protocol,
+                          const char* call) -> std::string {
+    int fd = ::socket(family, type, protocol);
+    if (fd < 0) {
+      int err = errno;
+      return fmt::format(
+          "{}: {} is not available in this kernel ({}: {}); the TCP and UDP tests "
+          "(tcp_bw, tcp_lat, udp_bw, udp_lat) run here",
+          t.name, what, call, std::strerror(err));
+    }
+    ::close(fd);
+    return fmt::format(
+        "{}: this kernel has {}, but flowperf's qperf does not run {} tests yet; the TCP "
+        "and UDP tests (tcp_bw, tcp_lat, udp_bw, udp_lat) run here",
+        t.name, what, what);
+  };
+  switch (t.kind) {
+    case TestKind::kSctpBw:
+    case TestKind::kSctpLat:
+      return kernel_check("SCTP", AF_INET, SOCK_STREAM, IPPROTO_SCTP,
+                          "socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)");
+    case TestKind::kRdsBw:
+    case TestKind::kRdsLat:
+      return kernel_check("RDS", 21 /* AF_RDS */, SOCK_SEQPACKET, 0,
+                          "socket(AF_RDS, SOCK_SEQPACKET, 0)");
+    case TestKind::kSdpBw:
+    case TestKind::kSdpLat:
+      return fmt::format(
+          "{}: SDP (Sockets Direct Protocol) runs over RDMA, and RDMA is not supported by "
+          "this build; use tcp_bw or tcp_lat",
+          t.name);
+    case TestKind::kRdma:
+      return fmt::format(
+          "{}: RDMA is not supported by this build of qperf (flowperf runs the socket tests "
+          "only: tcp_bw, tcp_lat, udp_bw, udp_lat)",
+          t.name);
+    default:
+      return "";
+  }
+}
+
+bool is_network_test(TestKind k) {
+  return k == TestKind::kTcpBw || k == TestKind::kTcpLat || k == TestKind::kUdpBw ||
+         k == TestKind::kUdpLat;
+}
+
+// The flowperf test behind a qperf socket test. Limits were checked while
+// parsing, naming qperf's options; validate() stays as the last word.
+spec::TestSpec spec_for(const Run& r) {
+  spec::TestSpec s;
+  const bool flip = r.params[Param::kFlip].loc.num != 0;
+  switch (r.test.kind) {
+    case TestKind::kTcpBw:
+      s.test = flip ? spec::TestKind::kTcpMaerts : spec::TestKind::kTcpStream;
+      break;
+    case TestKind::kTcpLat:
+      s.test = spec::TestKind::kTcpRr;
+      break;
+    case TestKind::kUdpBw:
+      s.test = spec::TestKind::kUdpStream;
+      break;
+    default:
+      s.test = spec::TestKind::kUdpRr;
+      break;
+  }
+  const auto msg = static_cast<uint32_t>(r.params[Param::kMsgSize].loc.num);
+  const bool stream = spec::info(s.test).family == spec::Family::kStream;
+  if (stream) {
+    s.send_size = s.recv_size = msg;  // qperf reads whole messages
+  } else {
+    s.request_size = s.response_size = msg;
+  }
+  const qperf::Value& count = r.params[Param::kNoMsgs].loc;
+  if (count.set())
+    s.count = static_cast<uint64_t>(count.num) * (stream ? msg : 1);
+  else
+    s.duration_s = r.params[Param::kTime].loc.num;
+  const auto loc_buf = static_cast<uint32_t>(r.params[Param::kSockBufSize].loc.num);
+  const auto rem_buf = static_cast<uint32_t>(r.params[Param::kSockBufSize].rem.num);
+  s.local_sndbuf = s.local_rcvbuf = loc_buf;
+  s.remote_sndbuf = s.remote_rcvbuf = rem_buf;
+  auto problems = spec::validate(s);
+  if (!problems.empty()) {
+    std::string all;
+    for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
+    throw usage_error(std::string(r.test.name) + ": " + all);
+  }
+  return s;
+}
+
+// ---- server ----------------------------------------------------------------
+
+int run_server(const Args& a) {
+  session::ServerConfig c;
+  c.port = a.listen_port;
+  c.log = nullptr;  // qperf's server says nothing
+  c.allow_remote_quit = true;
+  c.max_duration_s = 31'536'000;  // qperf sets no limit of its own
+  if (a.server_timeout_s > 0) c.control_timeout_s = a.server_timeout_s;
+  block_termination_signals();
+  session::Server server(c);
+  try {
+    server.bind();
+  } catch (const Error& e) {
+    // Keep the reason, but point at qperf's option for the port.
+    std::string why = e.what();
+    if (auto dash = why.find(" — "); dash != std::string::npos) why.resize(dash);
+    throw runtime_error(
+        fmt::format("unable to bind to listen port {}: {} — is another server using it? choose "
+                    "another port with -lp",
+                    a.listen_port, why));
+  }
+  // SIGINT/SIGTERM arrive on this thread only; serve() runs until they do
+  // or a client's quit.
+  std::thread signals([&server] {
+    wait_for_termination();
+    server.request_stop();
+  });
+  signals.detach();
+  server.serve();
+  server.stop();
+  return 0;
+}
+
+// ---- client ----------------------------------------------------------------
+
+class Client {
+ public:
+  explicit Client(const std::atomic<bool>* interrupt) : interrupt_(interrupt) {}
+
+  int run(const Args& a) {
+    for (const auto& w : a.warnings) std::fprintf(stderr, "%s\n", w.c_str());
+    // Refuse what cannot run before anything runs.
+    for (const Run& r : a.runs) {
+      if (std::string why = unavailable(r.test); !why.empty()) {
+        std::fprintf(stderr, "qperf: %s\n", why.c_str());
+        return static_cast<int>(ExitCode::kRuntime);
+      }
+      if (is_network_test(r.test.kind)) spec_for(r);
+    }
+    for (const Run& r : a.runs) {
+      std::printf("%s:\n", r.test.name);
+      std::fflush(stdout);
+      for (const auto& w : qperf::unused_warnings(r)) std::fprintf(stderr, "%s\n", w.c_str());
+      int rc = run_one(r);
+      std::fflush(stdout);
+      if (rc != 0) return rc;
+    }
+    return 0;
+  }
+
+ private:
+  int run_one(const Run& r) {
+    session::ServerProbe probe;
+    probe.host = r.host;
+    probe.port = r.listen_port;
+    probe.timeout_s = r.params[Param::kTimeout].loc.num;
+    probe.wait_s = r.wait_server_s;
+    try {
+      apply_affinity(r);
+      warn_not_applied(r);
+      switch (r.test.kind) {
+        case TestKind::kConf:
+          return conf(probe);
+        case TestKind::kQuit:
+          session::request_quit(probe);
+          known_.erase(key(probe));
+          return 0;
+        default:
+          return socket_test(r, probe);
+      }
+    } catch (const session::ConnectError& e) {
+      std::fprintf(stderr,
+                   "%s: failed to connect: %s — start a server there with `qperf` (no "
+                   "arguments), or point -lp at its port\n",
+                   r.host.c_str(), e.what());
+      return static_cast<int>(ExitCode::kRuntime);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "qperf: %s\n", e.what());
+      return static_cast<int>(e.code());
+    }
+  }
+
+  // The server's Welcome, asked for once per server: it is also where
+  // --wait_server waits and where "nothing listens there" is told apart.
+  const proto::Welcome& welcome(const session::ServerProbe& p) {
+    auto it = known_.find(key(p));
+    if (it == known_.end()) it = known_.emplace(key(p), session::fetch_welcome(p)).first;
+    return it->second;
+  }
+
+  int conf(const session::ServerProbe& p) {
+    const proto::Welcome& w = welcome(p);
+    const core::HostInfo h = core::local_host_info();
+    report::QperfHost loc{h.hostname, report::qperf_cpu_text(h.cores, h.cpu_model, h.cpu_mhz), h.os,
+                          std::string("flowperf ") + kVersion};
+    report::QperfHost rem{w.hostname, report::qperf_cpu_text(w.cores, w.cpu_model, w.cpu_mhz), w.os,
+                          w.software};
+    std::fputs(report::qperf_rows_text(report::qperf_conf_rows(loc, rem)).c_str(), stdout);
+    return 0;
+  }
+
+  int socket_test(const Run& r, const session::ServerProbe& p) {
+    const spec::TestSpec s = spec_for(r);
+    welcome(p);
+    session::ClientOptions o;
+    o.host = r.host;
+    o.port = r.listen_port;
+    o.connect_timeout_s = p.timeout_s;
+    o.interrupt = interrupt_;
+    session::TestResult result = session::run_test(s, o);
+    const auto rows = report::qperf_test_rows(result, qperf::used_params(r), r.display);
+    std::fputs(report::qperf_rows_text(rows).c_str(), stdout);
+    if (result.interrupted) return static_cast<int>(ExitCode::kInterrupted);
+    if (!result.error.empty()) {
+      std::fprintf(stderr, "qperf: %s: %s\n", r.test.name, result.error.c_str());
+      return static_cast<int>(ExitCode::kRuntime);
+    }
+    return 0;
+  }
+
+  // The client pins itself (threads started later inherit the mask).
+  static void apply_affinity(const Run& r) {
+    const qperf::Value& v = r.params[Param::kAffinity].loc;
+    if (!v.set()) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (v.num < 0) {
+      for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &set);
+    } else {
+      CPU_SET(static_cast<int>(v.num), &set);
+    }
+    if (::sched_setaffinity(0, sizeof set, &set) != 0) {
+      int err = errno;
+      throw runtime_error(fmt::format("{} {}: cannot pin to that CPU: {} (this host has {} online)",
+                                      v.set_by, v.text, net::sys::errno_text(err),
+                                      ::sysconf(_SC_NPROCESSORS_ONLN)));
+    }
+  }
+
+  // Accepted options flowperf cannot honour yet: said once per run of qperf.
+  void warn_not_applied(const Run& r) {
+    auto once = [this](const std::string& text) {
+      if (warned_.insert(text).second) std::fprintf(stderr, "%s\n", text.c_str());
+    };
+    if (!is_network_test(r.test.kind)) return;
+    const auto& aff = r.params[Param::kAffinity].rem;
+    if (aff.set() && aff.num >= 0)
+      once(
+          fmt::format("warning: {} {}: the server's CPU affinity is not applied (flowperf's "
+                      "server does not pin its threads)",
+                      aff.set_by, aff.text));
+    const auto& port = r.params[Param::kPort].loc;
+    if (port.set() && port.num > 0)
+      once(fmt::format("warning: {} {}: not applied; flowperf's server picks its data port",
+                       port.set_by, port.num));
+    const auto& ar = r.params[Param::kAccessRecv].loc;
+    const bool bw = r.test.kind == TestKind::kTcpBw || r.test.kind == TestKind::kUdpBw;
+    if (bw && ar.set() && ar.num > 0)
+      once(
+          fmt::format("warning: {}: accepted but not applied; flowperf's receivers do not "
+                      "read through the data they receive",
+                      ar.set_by));
+  }
+
+  static std::string key(const session::ServerProbe& p) {
+    return p.host + "\n" + std::to_string(p.port);
+  }
+
+  const std::atomic<bool>* interrupt_;
+  std::map<std::string, proto::Welcome> known_;
+  std::set<std::string> warned_;
+};
+
+}  // namespace
+
+int qperf_main(int argc, char** argv) {
+  std::vector<std::string> words(argv + 1, argv + argc);
+  try {
+    Args a = qperf::parse_args(words);
+    switch (a.mode) {
+      case Args::Mode::kHelp:
+        if (print_help(a.help_topic)) return 0;
+        std::fprintf(stderr, "qperf: cannot find help category %s; try: qperf --help categories\n",
+                     a.help_topic.c_str());
+        return static_cast<int>(ExitCode::kUsage);
+      case Args::Mode::kVersion:
+        std::printf("qperf %s (flowperf; the socket tests of qperf 0.4.11)\n", kVersion);
+        return 0;
+      case Args::Mode::kServer:
+        for (const auto& w : a.warnings) std::fprintf(stderr, "%s\n", w.c_str());
+        return run_server(a);
+      case Args::Mode::kClient:
+        return Client(install_interrupt_handler()).run(a);
+    }
+  } catch (const Error& e) {
+    std::fprintf(stderr, "qperf: %s\n", e.what());
+    return static_cast<int>(e.code());
+  }
+  return 0;
 }
 
 }  // namespace flowperf::cli

@@ -1,0 +1,52 @@
+// Short control conversations that run no test, for the qperf front end:
+//
+//   fetch_welcome:  Hello ──► ◄── Welcome            then close  (qperf's conf,
+//                                                     and "is a server there?")
+//   request_quit:   Hello ──► ◄── Welcome  Quit ──► ◄── Stop     (qperf's quit)
+//
+// Both retry a refused or unanswered connection for ServerProbe::wait_s
+// (qperf's --wait_server), so a client started just before its server still
+// finds it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/error.h"
+#include "net/socket.h"
+#include "proto/messages.h"
+
+namespace flowperf::session {
+
+struct ServerProbe {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  net::Family family = net::Family::kAny;
+  double timeout_s = 5;  // for each connect and each answer
+  double wait_s = 0;     // keep retrying a failed connect this long
+};
+
+// No control connection could be made. where() is "host:port" as resolved,
+// errno_value() the last connect error (ECONNREFUSED: nothing listens there).
+class ConnectError : public Error {
+ public:
+  ConnectError(std::string where, int err, std::string message)
+      : Error(ExitCode::kRuntime, std::move(message)), where_(std::move(where)), err_(err) {}
+  const std::string& where() const noexcept { return where_; }
+  int errno_value() const noexcept { return err_; }
+
+ private:
+  std::string where_;
+  int err_;
+};
+
+// Connects, says Hello, returns the server's Welcome, and closes. Throws
+// ConnectError when nothing answers, Error for anything else (a refusal,
+// a version mismatch, a silent server).
+proto::Welcome fetch_welcome(const ServerProbe& probe);
+
+// Asks the server to exit; returns once it acknowledged. Throws like
+// fetch_welcome, and Error when the server does not take quit requests.
+void request_quit(const ServerProbe& probe);
+
+}  // namespace flowperf::session

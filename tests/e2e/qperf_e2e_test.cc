@@ -1,0 +1,499 @@
+// End-to-end tests of the qperf personality: a real `qperf` server process
+// (the build's qperf link to flowperf) on a free loopback port, and real
+// client processes running the commands of the user's seed (with short
+// times). Output is checked for qperf's structure: blocks named "test:",
+// rows "    name  =  value unit" with the '=' signs in one column and the
+// numbers right-aligned, in the order qperf prints them.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/version.h"
+#include "e2e/process.h"
+
+namespace flowperf {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::Outcome;
+using testing::Process;
+
+const std::string kQperf = std::string(FLOWPERF_BIN_DIR) + "/qperf";
+
+uint16_t free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+bool accepts_connections(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
+  ::close(fd);
+  return ok;
+}
+
+// A qperf server on its own port, stopped (SIGTERM) when it goes.
+class Server {
+ public:
+  Server() : port_(free_port()), proc_({kQperf, "-lp", std::to_string(port_)}) {
+    for (int i = 0; i < 250 && !accepts_connections(port_); ++i) std::this_thread::sleep_for(20ms);
+  }
+  ~Server() {
+    if (exited_) return;
+    proc_.signal(SIGTERM);
+    proc_.wait(10s);
+  }
+  uint16_t port() const { return port_; }
+  void signal(int sig) { proc_.signal(sig); }
+  // Waits for the server to exit by itself (after quit or a signal).
+  Outcome wait_exit(std::chrono::milliseconds limit) {
+    exited_ = true;
+    return proc_.wait(limit);
+  }
+
+ private:
+  uint16_t port_;
+  Process proc_;
+  bool exited_ = false;
+};
+
+Outcome qperf(std::vector<std::string> args, std::chrono::milliseconds limit = 60s) {
+  args.insert(args.begin(), kQperf);
+  Process p(args);
+  return p.wait(limit);
+}
+
+// ---- parsing qperf's output ------------------------------------------------------
+
+struct Row {
+  std::string name, data, unit, alt;
+  size_t eq_col = 0, data_end = 0;
+  bool has_unit = false;
+};
+struct Block {
+  std::string test;
+  std::vector<Row> rows;
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& r : rows) out.push_back(r.name);
+    return out;
+  }
+  const Row& row(const std::string& name) const {
+    for (const auto& r : rows)
+      if (r.name == name) return r;
+    static Row none;
+    ADD_FAILURE() << "no row " << name << " in " << test;
+    return none;
+  }
+};
+
+// Splits stdout into blocks, failing on any line that is not qperf-shaped.
+std::vector<Block> blocks(const std::string& out) {
+  static const std::regex header(R"(^([a-z_]+):$)");
+  // "    name  =  data[ unit][ (alt)]": numbers carry a unit, text does not.
+  static const std::regex row(R"(^    ([a-z_]+) +=  (.*)$)");
+  static const std::regex number(
+      R"(^( *)([0-9][0-9,]*(\.[0-9]+)?) ([A-Za-z/%]*)( \(([0-9,]+)\))?$)");
+  std::vector<Block> result;
+  size_t start = 0;
+  while (start < out.size()) {
+    size_t nl = out.find('\n', start);
+    std::string line = out.substr(start, nl == std::string::npos ? std::string::npos : nl - start);
+    start = nl == std::string::npos ? out.size() : nl + 1;
+    std::smatch m;
+    if (std::regex_match(line, m, header)) {
+      result.push_back({m[1], {}});
+      continue;
+    }
+    if (!std::regex_match(line, m, row) || result.empty()) {
+      ADD_FAILURE() << "not a qperf line: [" << line << "]";
+      continue;
+    }
+    Row r;
+    r.name = m[1];
+    r.eq_col = line.find('=');
+    std::string rest = m[2];
+    std::smatch n;
+    if (std::regex_match(rest, n, number)) {
+      r.has_unit = true;
+      r.data = n[2];
+      r.unit = n[4];
+      r.alt = n[6];
+      r.data_end = r.eq_col + 3 + n[1].length() + n[2].length();
+    } else {
+      r.data = rest;
+    }
+    result.back().rows.push_back(r);
+  }
+  return result;
+}
+
+// qperf's alignment inside each block.
+void expect_aligned(const std::vector<Block>& bs) {
+  for (const auto& b : bs) {
+    size_t eq = 0, end = 0;
+    for (const auto& r : b.rows) {
+      if (!eq) eq = r.eq_col;
+      EXPECT_EQ(r.eq_col, eq) << b.test << "." << r.name;
+      if (!r.has_unit) continue;
+      if (!end) end = r.data_end;
+      EXPECT_EQ(r.data_end, end) << b.test << "." << r.name << " is not right-aligned";
+    }
+  }
+}
+
+bool is_positive_number(const std::string& data) {
+  std::string digits;
+  for (char c : data)
+    if (c != ',') digits += c;
+  return !digits.empty() && std::stod(digits) > 0;
+}
+
+void expect_latency(const Row& r) {
+  EXPECT_TRUE(is_positive_number(r.data)) << r.data;
+  EXPECT_TRUE(r.unit == "ns" || r.unit == "us" || r.unit == "ms") << r.unit;
+}
+
+void expect_bandwidth(const Row& r) {
+  EXPECT_TRUE(is_positive_number(r.data)) << r.data;
+  EXPECT_TRUE(r.unit == "bytes/sec" || r.unit == "KB/sec" || r.unit == "MB/sec" ||
+              r.unit == "GB/sec")
+      << r.unit;
+}
+
+std::string hostname() {
+  char name[256] = {};
+  ::gethostname(name, sizeof name - 1);
+  return name;
+}
+
+class QperfE2e : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new Server(); }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  static std::string port() { return std::to_string(server_->port()); }
+  static Server* server_;
+};
+Server* QperfE2e::server_ = nullptr;
+
+// ---- the seed's commands ----------------------------------------------------------
+
+// qperf 192.168.0.8 -t 10 -vvu tcp_lat udp_lat conf
+TEST_F(QperfE2e, SeedLatencyTestsWithVvuAndConf) {
+  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-t", "1", "-vvu", "tcp_lat", "udp_lat", "conf"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto bs = blocks(o.out);
+  ASSERT_EQ(bs.size(), 3u) << o.out;
+  expect_aligned(bs);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(bs[i].test, i == 0 ? "tcp_lat" : "udp_lat");
+    EXPECT_EQ(bs[i].names(), (std::vector<std::string>{"latency", "msg_size", "time", "timeout"}));
+    expect_latency(bs[i].row("latency"));
+    EXPECT_EQ(bs[i].row("msg_size").data + " " + bs[i].row("msg_size").unit, "1 bytes");
+    EXPECT_EQ(bs[i].row("time").data + " " + bs[i].row("time").unit, "1 sec");
+    EXPECT_EQ(bs[i].row("timeout").data + " " + bs[i].row("timeout").unit, "5 sec");
+  }
+  EXPECT_EQ(bs[2].test, "conf");
+  EXPECT_EQ(bs[2].rows.size(), 8u);
+}
+
+// qperf 192.168.0.8 -oo msg_size:1:64K:*2 -vu tcp_bw tcp_lat
+TEST_F(QperfE2e, SeedLoopOverMessageSizes) {
+  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-oo", "msg_size:1:64K:*2", "-vu", "-t", "0.2",
+                     "tcp_bw", "tcp_lat"},
+                    120s);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto bs = blocks(o.out);
+  ASSERT_EQ(bs.size(), 34u) << o.out;
+  expect_aligned(bs);
+  for (size_t i = 0; i < 34; ++i) {
+    const Block& b = bs[i];
+    const bool bw = i < 17;
+    EXPECT_EQ(b.test, bw ? "tcp_bw" : "tcp_lat");
+    EXPECT_EQ(b.names(), (std::vector<std::string>{bw ? "bw" : "latency", "msg_size", "time"}));
+    if (bw)
+      expect_bandwidth(b.row("bw"));
+    else
+      expect_latency(b.row("latency"));
+    // Rising sizes: 1 .. 512 bytes, then 1 .. 64 KiB with the byte count.
+    const uint64_t size = uint64_t{1} << (i % 17);
+    const Row& m = b.row("msg_size");
+    if (size < 1024) {
+      EXPECT_EQ(m.data + " " + m.unit, std::to_string(size) + " bytes");
+      EXPECT_EQ(m.alt, "");
+    } else {
+      EXPECT_EQ(m.data + " " + m.unit, std::to_string(size / 1024) + " KiB");
+      std::string bytes = std::to_string(size);
+      bytes.insert(bytes.size() - 3, ",");
+      EXPECT_EQ(m.alt, bytes);
+    }
+    EXPECT_EQ(b.row("time").data + " " + b.row("time").unit, "200 ms");
+  }
+}
+
+// The comparison command: every socket test, then conf.
+TEST_F(QperfE2e, AllSocketTestsAndConf) {
+  Outcome o = qperf(
+      {"127.0.0.1", "-lp", port(), "-t", "1", "tcp_bw", "tcp_lat", "udp_bw", "udp_lat", "conf"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.err, "");
+  auto bs = blocks(o.out);
+  ASSERT_EQ(bs.size(), 5u) << o.out;
+  expect_aligned(bs);
+  EXPECT_EQ(bs[0].test, "tcp_bw");
+  EXPECT_EQ(bs[0].names(), std::vector<std::string>{"bw"});
+  expect_bandwidth(bs[0].row("bw"));
+  EXPECT_EQ(bs[1].test, "tcp_lat");
+  EXPECT_EQ(bs[1].names(), std::vector<std::string>{"latency"});
+  expect_latency(bs[1].row("latency"));
+  EXPECT_EQ(bs[2].test, "udp_bw");
+  EXPECT_EQ(bs[2].names(), (std::vector<std::string>{"send_bw", "recv_bw"}));
+  expect_bandwidth(bs[2].row("send_bw"));
+  expect_bandwidth(bs[2].row("recv_bw"));
+  EXPECT_EQ(bs[3].test, "udp_lat");
+  expect_latency(bs[3].row("latency"));
+  EXPECT_EQ(bs[4].test, "conf");
+}
+
+TEST_F(QperfE2e, ConfShowsAllEightFields) {
+  Outcome o = qperf({"127.0.0.1", "-lp", port(), "conf"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto bs = blocks(o.out);
+  ASSERT_EQ(bs.size(), 1u) << o.out;
+  expect_aligned(bs);
+  const Block& c = bs[0];
+  EXPECT_EQ(c.names(), (std::vector<std::string>{"loc_node", "loc_cpu", "loc_os", "loc_qperf",
+                                                 "rem_node", "rem_cpu", "rem_os", "rem_qperf"}));
+  EXPECT_EQ(c.row("loc_node").data, hostname());
+  EXPECT_EQ(c.row("rem_node").data, hostname());
+  EXPECT_EQ(c.row("loc_os").data.rfind("Linux ", 0), 0u) << c.row("loc_os").data;
+  EXPECT_EQ(c.row("rem_os").data, c.row("loc_os").data);
+  EXPECT_FALSE(c.row("loc_cpu").data.empty());
+  EXPECT_EQ(c.row("rem_cpu").data, c.row("loc_cpu").data);
+  const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+  if (cores > 1) {
+    EXPECT_EQ(c.row("loc_cpu").data.rfind(std::to_string(cores) + " Cores: ", 0), 0u)
+        << c.row("loc_cpu").data;
+  }
+  EXPECT_EQ(c.row("loc_qperf").data, std::string("flowperf ") + kVersion);
+  EXPECT_EQ(c.row("rem_qperf").data, std::string("flowperf ") + kVersion);
+}
+
+// ---- more of qperf's options against the server ------------------------------------
+
+TEST_F(QperfE2e, VerboseMoreShowsEachSidesCounts) {
+  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-t", "0.5", "-vv", "tcp_bw", "tcp_lat"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto bs = blocks(o.out);
+  ASSERT_EQ(bs.size(), 2u) << o.out;
+  expect_aligned(bs);
+  EXPECT_EQ(bs[0].names(),
+            (std::vector<std::string>{"bw", "msg_rate", "msg_size", "time", "timeout",
+                                      "send_real_time", "send_bytes", "send_msgs", "recv_real_time",
+                                      "recv_bytes", "recv_msgs"}));
+  EXPECT_EQ(bs[0].row("send_msgs").data, bs[0].row("recv_msgs").data);
+  EXPECT_EQ(bs[1].names(), (std::vector<std::string>{
+                               "latency", "msg_rate", "msg_size", "time", "timeout",
+                               "loc_real_time", "loc_send_bytes", "loc_recv_bytes", "loc_send_msgs",
+                               "loc_recv_msgs", "rem_real_time", "rem_send_bytes", "rem_recv_bytes",
+                               "rem_send_msgs", "rem_recv_msgs"}));
+}
+
+TEST_F(QperfE2e, CountOfMessagesAndFlippedBandwidth) {
+  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-n", "500", "-m", "4K", "-vvs", "-vu", "tcp_bw",
+                     "tcp_lat", "-f1", "tcp_bw"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto bs = blocks(o.out);
+  ASSERT_EQ(bs.size(), 3u) << o.out;
+  EXPECT_EQ(bs[0].row("send_msgs").data, "500");
+  EXPECT_EQ(bs[0].row("recv_msgs").data, "500");
+  EXPECT_EQ(bs[0].row("send_bytes").data + " " + bs[0].row("send_bytes").unit, "2.05 MB");
+  EXPECT_EQ(bs[1].row("loc_send_msgs").data, "500");
+  EXPECT_EQ(bs[1].row("rem_recv_msgs").data, "500");
+  EXPECT_EQ(bs[2].row("flip").data, "1");
+  EXPECT_EQ(bs[2].row("recv_msgs").data, "500");
+}
+
+TEST_F(QperfE2e, UnusedAndUnappliedOptionsWarn) {
+  Outcome o = qperf(
+      {"127.0.0.1", "-lp", port(), "-t", "0.3", "-f", "1", "-mt", "1K", "-rca", "0", "udp_lat"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.err.find("warning: -f set but not used in test udp_lat"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("warning: -mt set but not used in test udp_lat"), std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("-rca 0: the server's CPU affinity is not applied"), std::string::npos)
+      << o.err;
+  EXPECT_EQ(blocks(o.out).size(), 1u);
+}
+
+TEST_F(QperfE2e, RunsUnderTheFlowperfName) {
+  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-t", "0.3", "tcp_lat"});
+  ASSERT_EQ(o.exit_code, 0);
+  Process p({FLOWPERF_BIN, "qperf", "127.0.0.1", "-lp", port(), "-t", "0.3", "tcp_lat"});
+  Outcome f = p.wait(30s);
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  auto bs = blocks(f.out);
+  ASSERT_EQ(bs.size(), 1u);
+  EXPECT_EQ(bs[0].test, "tcp_lat");
+}
+
+// ---- tests this build cannot run ---------------------------------------------------
+
+TEST_F(QperfE2e, SctpAnswersThatTheKernelLacksIt) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+  const bool kernel_has_sctp = fd >= 0;
+  if (fd >= 0) ::close(fd);
+  for (const char* test : {"sctp_bw", "sctp_lat"}) {
+    Outcome o = qperf({"127.0.0.1", "-lp", port(), test});
+    EXPECT_EQ(o.exit_code, 1) << test;
+    EXPECT_EQ(o.out, "") << test;  // refused before anything runs
+    if (kernel_has_sctp)
+      EXPECT_NE(o.err.find("does not run SCTP tests yet"), std::string::npos) << o.err;
+    else
+      EXPECT_NE(o.err.find("SCTP is not available in this kernel"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find(test), std::string::npos) << o.err;
+  }
+}
+
+TEST_F(QperfE2e, RdmaTestsAnswerThatThisBuildHasNoRdma) {
+  for (const char* test : {"rc_bw", "ud_lat", "xrc_bi_bw", "rc_rdma_write_poll_lat",
+                           "rc_compare_swap_mr", "ver_rc_compare_swap"}) {
+    Outcome o = qperf({"127.0.0.1", "-lp", port(), test});
+    EXPECT_EQ(o.exit_code, 1) << test;
+    EXPECT_NE(o.err.find(std::string(test) + ": RDMA is not supported by this build"),
+              std::string::npos)
+        << o.err;
+  }
+  // A refused test stops the command before the others run.
+  Outcome o = qperf({"127.0.0.1", "-lp", port(), "tcp_lat", "rc_lat"});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.out, "");
+}
+
+// ---- errors -------------------------------------------------------------------------
+
+TEST(QperfErrors, BadOptionValuesExitTwoWithOneLine) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string names;
+  };
+  for (const auto& c : std::vector<Case>{{{"h", "-m", "12Q", "tcp_bw"}, "-m 12Q"},
+                                         {{"h", "-t", "soon", "tcp_bw"}, "-t soon"},
+                                         {{"h", "-oo", "size:1:2:+1", "tcp_bw"}, "-oo size:1:2:+1"},
+                                         {{"h", "-lp", "99999", "tcp_bw"}, "-lp 99999"},
+                                         {{"h", "-m", "64K", "udp_lat"}, "-m 65536"},
+                                         {{"h", "--bogus", "tcp_bw"}, "--bogus"},
+                                         {{"h", "tcp_bandwidth"}, "tcp_bandwidth"}}) {
+    Outcome o = qperf(c.args);
+    EXPECT_EQ(o.exit_code, 2) << c.names;
+    EXPECT_EQ(o.out, "");
+    EXPECT_NE(o.err.find(c.names), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find('\n'), o.err.size() - 1) << o.err;
+  }
+}
+
+TEST(QperfErrors, UnreachableServer) {
+  const std::string nobody = std::to_string(free_port());
+  Outcome o = qperf({"127.0.0.1", "-lp", nobody, "-ws", "0", "tcp_bw"});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.out, "tcp_bw:\n");
+  EXPECT_EQ(o.err.rfind("127.0.0.1: failed to connect", 0), 0u) << o.err;
+  EXPECT_NE(o.err.find("no server is listening on 127.0.0.1:" + nobody), std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("`qperf`"), std::string::npos) << o.err;
+}
+
+TEST(QperfErrors, WaitServerWaitsForALateServer) {
+  const uint16_t late = free_port();
+  Process client({kQperf, "127.0.0.1", "-lp", std::to_string(late), "-ws", "10", "-t", "0.3",
+                  "tcp_lat", "quit"});
+  std::this_thread::sleep_for(700ms);
+  Process server({kQperf, "-lp", std::to_string(late)});
+  Outcome c = client.wait(30s);
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(blocks(c.out).size(), 2u) << c.out;
+  Outcome s = server.wait(10s);
+  EXPECT_EQ(s.exit_code, 0);
+}
+
+// ---- the server ---------------------------------------------------------------------
+
+TEST(QperfServer, QuitStopsTheServer) {
+  Server server;
+  ASSERT_TRUE(accepts_connections(server.port()));
+  Outcome o = qperf({"127.0.0.1", "-lp", std::to_string(server.port()), "quit"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "quit:\n");
+  Outcome s = server.wait_exit(10s);
+  EXPECT_FALSE(s.timed_out);
+  EXPECT_EQ(s.exit_code, 0);
+  EXPECT_EQ(s.out, "");  // qperf's server says nothing
+  EXPECT_FALSE(accepts_connections(server.port()));
+}
+
+TEST(QperfServer, StopsOnSigterm) {
+  Server server;
+  ASSERT_TRUE(accepts_connections(server.port()));
+  server.signal(SIGTERM);
+  Outcome s = server.wait_exit(10s);
+  EXPECT_FALSE(s.timed_out);
+  EXPECT_EQ(s.exit_code, 0);
+}
+
+TEST(QperfServer, BusyPortIsExplained) {
+  Server first;
+  Outcome o = qperf({"-lp", std::to_string(first.port())}, 10s);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find("unable to bind to listen port " + std::to_string(first.port())),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("-lp"), std::string::npos) << o.err;
+}
+
+// ---- help and version -------------------------------------------------------------------
+
+TEST(QperfHelp, TopicsAndVersion) {
+  for (const char* topic : {"categories", "examples", "opts", "options", "tests", "tcp_bw",
+                            "tcp_lat", "udp_bw", "udp_lat", "conf", "quit", "rc_bw"}) {
+    Outcome o = qperf({"--help", topic});
+    EXPECT_EQ(o.exit_code, 0) << topic;
+    EXPECT_FALSE(o.out.empty()) << topic;
+  }
+  Outcome main_help = qperf({"--help"});
+  EXPECT_EQ(main_help.exit_code, 0);
+  EXPECT_NE(main_help.out.find("qperf SERVERNODE [OPTIONS] TESTS"), std::string::npos);
+  Outcome tests = qperf({"-h", "tests"});
+  for (const char* t : {"tcp_bw", "udp_lat", "sctp_bw", "rc_rdma_read_bw", "ver_rc_fetch_add"})
+    EXPECT_NE(tests.out.find(t), std::string::npos) << t;
+  Outcome bad = qperf({"--help", "nonsense"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("cannot find help category nonsense"), std::string::npos);
+  Outcome v = qperf({"-V"});
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_EQ(v.out.rfind(std::string("qperf ") + kVersion, 0), 0u) << v.out;
+}
+
+}  // namespace
+}  // namespace flowperf
