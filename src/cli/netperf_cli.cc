@@ -1,14 +1,313 @@
-// The netperf personality. Not built yet: it says so and exits 2.
-#include <cstdio>
+// The netperf personality: netperf 2.7's command line and output on
+// flowperf's engine. It reads argv (netperf_args), turns it into a TestSpec
+// with netperf's defaults, runs the test against a netserver with
+// session::run_netperf_test, and prints what netperf prints
+// (report/netperf_report).
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <sys/socket.h>
 
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "cli/netperf_args.h"
 #include "cli/personalities.h"
+#include "cli/signals.h"
+#include "core/error.h"
+#include "core/version.h"
+#include "report/netperf_report.h"
+#include "report/omni_selectors.h"
+#include "session/netperf_client.h"
+#include "spec/test_spec.h"
 
 namespace flowperf::cli {
+namespace {
 
-int netperf_main(int, char**) {
-  std::fprintf(stderr, "netperf (flowperf): the netperf personality is not built yet; use "
-                       "`flowperf -t TEST` meanwhile\n");
-  return 2;
+// The netperf release whose command line and output this personality follows.
+constexpr const char* kNetperfVersion = "2.7.1";
+
+void out(const std::string& s) {
+  std::fputs(s.c_str(), stdout);
+  std::fflush(stdout);
+}
+
+void err(const std::string& s) {
+  std::fputs(s.c_str(), stderr);
+  std::fflush(stderr);
+}
+
+// The socket defaults netperf's message sizes follow, from /proc (Linux);
+// NetperfSystemDefaults' values where a file is missing.
+NetperfSystemDefaults read_system_defaults() {
+  NetperfSystemDefaults d;
+  auto read = [](const char* path, int field, uint32_t* into) {
+    std::ifstream f(path);
+    long long v = 0;
+    for (int i = 0; i <= field; ++i)
+      if (!(f >> v)) return;
+    if (v > 0 && v <= 0x7fffffff) *into = static_cast<uint32_t>(v);
+  };
+  read("/proc/sys/net/ipv4/tcp_wmem", 1, &d.tcp_sndbuf);
+  read("/proc/sys/net/core/wmem_default", 0, &d.udp_sndbuf);
+  read("/proc/sys/net/core/wmem_max", 0, &d.wmem_max);
+  return d;
+}
+
+// A random (version 4) UUID for the UUID selector when -u is not given.
+std::string make_uuid() {
+  std::random_device rd;
+  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  uint64_t hi = gen(), lo = gen();
+  hi = (hi & ~0xf000ull) | 0x4000ull;              // version 4
+  lo = (lo & ~(0xc0ull << 56)) | (0x80ull << 56);  // RFC 4122 variant
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
+                static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),
+                static_cast<unsigned>(lo >> 48),
+                static_cast<unsigned long long>(lo & 0xffffffffffffull));
+  return buf;
+}
+
+// The first address of a host, for the banner: its family and numeric form.
+struct Resolved {
+  bool v6 = false;
+  std::string numeric;
+};
+
+std::optional<Resolved> resolve_for_banner(const std::string& host, AddrFamily family) {
+  addrinfo hints{};
+  hints.ai_family = family == AddrFamily::kInet    ? AF_INET
+                    : family == AddrFamily::kInet6 ? AF_INET6
+                                                   : AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (::getaddrinfo(host.c_str(), nullptr, &hints, &res) != 0 || !res) return std::nullopt;
+  Resolved r;
+  r.v6 = res->ai_family == AF_INET6;
+  char text[INET6_ADDRSTRLEN] = {};
+  const void* addr =
+      r.v6
+          ? static_cast<const void*>(
+                &reinterpret_cast<const sockaddr_in6*>(res->ai_addr)->sin6_addr)
+          : static_cast<const void*>(&reinterpret_cast<const sockaddr_in*>(res->ai_addr)->sin_addr);
+  if (::inet_ntop(res->ai_family, addr, text, sizeof text)) r.numeric = text;
+  ::freeaddrinfo(res);
+  return r;
+}
+
+// netperf's name for an OMNI direction.
+std::string direction_name(const NetperfArgs& a) {
+  const bool xmit = a.direction & kNetperfXmit, recv = a.direction & kNetperfRecv;
+  if (recv && !xmit) return "Receive";
+  if (xmit && !recv) return "Send";
+  if (!xmit && !recv) return "Connection";
+  return a.connection_test ? "Connect|Send|Recv" : "Send|Recv";
+}
+
+std::string title_for(const NetperfArgs& a, spec::TestKind kind) {
+  switch (a.test) {
+    case NetperfTest::kTcpSendfile:
+      return "TCP SENDFILE TEST";
+    case NetperfTest::kOmni:
+      break;
+    default:
+      switch (kind) {
+        case spec::TestKind::kTcpStream:
+          return "MIGRATED TCP STREAM TEST";
+        case spec::TestKind::kTcpMaerts:
+          return "MIGRATED TCP MAERTS TEST";
+        case spec::TestKind::kUdpStream:
+          return "MIGRATED UDP STREAM TEST";
+        case spec::TestKind::kTcpRr:
+          return "MIGRATED TCP REQUEST/RESPONSE TEST";
+        case spec::TestKind::kTcpCrr:
+          return "MIGRATED TCP Connect/Request/Response TEST";
+        case spec::TestKind::kUdpRr:
+          return "MIGRATED UDP REQUEST/RESPONSE TEST";
+      }
+  }
+  return "OMNI " + direction_name(a) + " TEST";
+}
+
+int family_number(AddrFamily f) {
+  return f == AddrFamily::kInet ? AF_INET : f == AddrFamily::kInet6 ? AF_INET6 : AF_UNSPEC;
+}
+
+// What netperf prints when a UDP message cannot be sent at all (EMSGSIZE):
+// the banner, then its send error, and a non-zero exit.
+int message_too_long(const report::NetperfReportOptions& o) {
+  out(report::netperf_banner(o));
+  out("send_data: data send error: Message too long (errno 90)\n");
+  err("netperf: send_omni: send_data failed: Message too long\n");
+  return static_cast<int>(ExitCode::kRuntime);
+}
+
+bool looks_like_no_server(const std::string& msg) {
+  return msg.find("is listening on") != std::string::npos ||
+         msg.find("cannot connect") != std::string::npos ||
+         msg.find("no answer from") != std::string::npos;
+}
+
+int run(const NetperfArgs& a) {
+  // 1. What to run: netperf's defaults, then the spec flowperf can check.
+  if (a.no_control)
+    throw usage_error(
+        "-N: flowperf always uses netserver's control connection; drop -N and start netserver "
+        "on the target");
+  spec::TestSpec spec = netperf_spec(a, read_system_defaults());
+  const auto& info = spec::info(spec.test);
+  if (!a.not_applied.empty()) {
+    std::string list;
+    for (const auto& n : a.not_applied) list += (list.empty() ? "" : ", ") + n;
+    err("netperf (flowperf): accepted but not applied: " + list + "\n");
+  }
+  if (a.test == NetperfTest::kTcpSendfile)
+    err("netperf (flowperf): TCP_SENDFILE runs as TCP_STREAM here (send() calls, not "
+        "sendfile())\n");
+  report::OmniSelection selection;
+  if (a.omni_style != OmniOutputStyle::kNone && !a.omni_selection.empty()) {
+    std::string why;
+    auto sel = report::parse_omni_selection(a.omni_selection, &why);
+    const char opt = a.omni_style == OmniOutputStyle::kHuman ? 'O'
+                     : a.omni_style == OmniOutputStyle::kCsv ? 'o'
+                                                             : 'k';
+    if (!sel) throw usage_error(std::string("-") + opt + " " + a.omni_selection + ": " + why);
+    selection = std::move(*sel);
+  }
+
+  // 2. Where: netperf's default host, and the family the banner names.
+  std::string host = a.host;
+  if (host.empty()) host = a.family == AddrFamily::kInet6 ? "::1" : "localhost";
+  auto resolved = resolve_for_banner(host, a.family);
+  if (!resolved) {
+    out("Netperf could not resolve " + host + " as a host name\n");
+    return static_cast<int>(ExitCode::kRuntime);
+  }
+
+  // 3. How to print it.
+  report::NetperfReportOptions o;
+  o.title = title_for(a, spec.test);
+  o.unit = a.unit;
+  o.verbosity = a.verbosity;
+  o.headers = a.headers;
+  o.local_cpu = a.local_cpu;
+  o.remote_cpu = a.remote_cpu;
+  o.brand = a.brand;
+  const bool data_v6 = spec.ip_family == spec::IpFamily::kV6 ||
+                       (spec.ip_family == spec::IpFamily::kAny && resolved->v6);
+  o.source_host = !a.data_local_host.empty() ? a.data_local_host : data_v6 ? "::0" : "0.0.0.0";
+  o.source_v6 = data_v6;
+  o.dest_host = !a.data_host.empty() ? a.data_host : host;
+  o.dest_address = a.data_host.empty() ? resolved->numeric : "";
+  o.dest_v6 = data_v6;
+  o.nodelay = a.nodelay;
+  // -b is not applied yet (no pipelined requests in the engine), so the
+  // banner and BURST_SIZE say what ran: no first burst.
+  o.first_burst = 0;
+  if (a.test == NetperfTest::kOmni || a.omni_style != OmniOutputStyle::kNone) {
+    o.omni = a.omni_style == OmniOutputStyle::kCsv      ? report::OmniStyle::kCsv
+             : a.omni_style == OmniOutputStyle::kKeyval ? report::OmniStyle::kKeyval
+                                                        : report::OmniStyle::kHuman;
+    o.selection = selection;
+  }
+  o.direction = direction_name(a);
+  o.command_line = a.command_line;
+  o.uuid = a.uuid.empty() ? make_uuid() : a.uuid;
+  o.source_family = family_number(a.data_family);
+  o.dest_family = data_v6 ? AF_INET6 : AF_INET;
+  o.lss_req = a.local_buf.first ? static_cast<int>(spec.local_sndbuf) : -1;
+  o.lsr_req = a.local_buf.second ? static_cast<int>(spec.local_rcvbuf) : -1;
+  o.rss_req = a.remote_buf.first ? static_cast<int>(spec.remote_sndbuf) : -1;
+  o.rsr_req = a.remote_buf.second ? static_cast<int>(spec.remote_rcvbuf) : -1;
+
+  // 4. A datagram larger than UDP carries fails on the first send in
+  //    netperf; say it the way netperf does instead of starting the test.
+  const uint32_t udp_max = data_v6 ? spec::kMaxUdpPayloadV6 : spec::kMaxUdpPayloadV4;
+  if (spec.test == spec::TestKind::kUdpStream && spec.effective_send_size() > udp_max)
+    return message_too_long(o);
+  auto problems = spec::validate(spec);
+  if (!problems.empty()) {
+    std::string all;
+    for (const auto& p : problems) all += (all.empty() ? "" : "\nnetperf: ") + p;
+    throw usage_error(all);
+  }
+
+  // 5. Run, printing the banner first and interim results as they come.
+  session::NetperfClientOptions c;
+  c.host = host;
+  c.port = a.port;
+  c.family = a.family == AddrFamily::kInet    ? net::Family::kV4
+             : a.family == AddrFamily::kInet6 ? net::Family::kV6
+                                              : net::Family::kAny;
+  c.local_host = a.local_host;
+  c.local_port = a.local_port;
+  c.interrupt = install_interrupt_handler();
+  int interim_index = 0;
+  if (a.interim_s > 0) {
+    c.on_interval = [&](const session::IntervalSample& s) {
+      out(report::netperf_interim(spec, s, o, interim_index++, std::chrono::system_clock::now()));
+    };
+  }
+  out(report::netperf_banner(o));
+  if (a.wait_s > 0) std::this_thread::sleep_for(std::chrono::seconds(a.wait_s));
+
+  session::TestResult r;
+  try {
+    r = session::run_netperf_test(spec, c);
+  } catch (const Error& e) {
+    if (e.code() == ExitCode::kRuntime && looks_like_no_server(e.what()))
+      err("establish control: are you sure there is a netserver listening on " + host +
+          " at port " + std::to_string(a.port) + "?\n");
+    throw;
+  }
+  if (!r.error.empty() && r.error.find("Message too long") != std::string::npos &&
+      info.protocol == spec::Protocol::kUdp) {
+    out("send_data: data send error: Message too long (errno 90)\n");
+    err("netperf: send_omni: send_data failed: Message too long\n");
+    return static_cast<int>(ExitCode::kRuntime);
+  }
+  out(report::netperf_result(r, o));
+  if (!r.error.empty()) {
+    err("netperf: " + r.error + "\n");
+    return static_cast<int>(ExitCode::kRuntime);
+  }
+  if (r.interrupted) return static_cast<int>(ExitCode::kInterrupted);
+  return 0;
+}
+
+}  // namespace
+
+int netperf_main(int argc, char** argv) {
+  try {
+    NetperfArgs a = parse_netperf_args(argc, argv);
+    switch (a.action) {
+      case NetperfAction::kGlobalHelp:
+        out(netperf_global_help());
+        return 0;
+      case NetperfAction::kTestHelp:
+        out(netperf_test_help());
+        return 0;
+      case NetperfAction::kVersion:
+        out(std::string("Netperf version ") + kNetperfVersion + " (flowperf " + kVersion + ")\n");
+        return 0;
+      case NetperfAction::kListSelectors:
+        out(report::omni_selector_list(false));
+        return 0;
+      case NetperfAction::kListSelectorsCsv:
+        out(report::omni_selector_list(true));
+        return 0;
+      case NetperfAction::kRun:
+        break;
+    }
+    return run(a);
+  } catch (const Error& e) {
+    err(std::string("netperf: ") + e.what() + "\n");
+    return static_cast<int>(e.code());
+  }
 }
 
 }  // namespace flowperf::cli

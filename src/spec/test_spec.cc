@@ -91,11 +91,6 @@ std::vector<std::string> validate(const TestSpec& s) {
     uint32_t r = s.effective_recv_size();
     if (r < 1 || r > kMaxMessage)
       add(fmt::format("-M {}: the receive size must be from 1 to {} bytes", r, kMaxMessage));
-    if (udp && s.local_sndbuf && m > s.local_sndbuf)
-      add(
-          fmt::format("-m {}: message too long: it is larger than the send socket buffer "
-                      "(-s {} bytes)",
-                      m, s.local_sndbuf));
   } else {
     const uint32_t limit = udp ? kMaxUdpPayloadV4 : kMaxMessage;
     if (s.request_size < 1 || s.request_size > limit)

@@ -319,38 +319,23 @@ TEST(Validate, UdpSendSizeOverIpv6) {
   EXPECT_NE(p.find("IPv6"), std::string::npos) << p;
 }
 
-TEST(Validate, UdpSendSizeLargerThanSendBuffer) {
+TEST(Validate, UdpSendSizeAgainstTheSendBufferIsLeftToRunTime) {
+  // Linux doubles a requested SO_SNDBUF, so only the buffer in effect can
+  // say whether a datagram fits; the client checks that when it opens its
+  // sockets (tests/e2e). validate() must not refuse what would work.
   TestSpec s = SpecFor(TestKind::kUdpStream);
   s.send_size = 2000;
   s.local_sndbuf = 1000;
-  std::string p = OnlyProblem(s);
-  EXPECT_EQ(p.rfind("-m 2000", 0), 0u) << p;
-  EXPECT_NE(p.find("message too long"), std::string::npos) << p;
-  EXPECT_NE(p.find("-s 1000"), std::string::npos) << p;
-
-  s.local_sndbuf = 2000;  // exactly fits
   EXPECT_TRUE(validate(s).empty()) << Join(validate(s));
-
-  // The default send size (1472) is checked too.
-  s.send_size = 0;
-  s.local_sndbuf = 1000;
-  p = OnlyProblem(s);
-  EXPECT_EQ(p.rfind("-m 1472", 0), 0u) << p;
-
-  // Only UDP: a TCP send may be larger than the socket buffer.
-  TestSpec tcp = SpecFor(TestKind::kTcpStream);
-  tcp.send_size = 2000;
-  tcp.local_sndbuf = 1000;
-  EXPECT_TRUE(validate(tcp).empty()) << Join(validate(tcp));
 }
 
-TEST(Validate, UdpSendSizeTooLongAndLargerThanBufferReportsBoth) {
+TEST(Validate, UdpSendSizeTooLongIsReportedOnce) {
   TestSpec s = SpecFor(TestKind::kUdpStream);
   s.send_size = 70000;
   s.local_sndbuf = 4096;
   auto problems = validate(s);
-  EXPECT_EQ(problems.size(), 2u) << Join(problems);
-  EXPECT_EQ(CountFor(problems, "-m 70000"), 2u) << Join(problems);
+  EXPECT_EQ(problems.size(), 1u) << Join(problems);
+  EXPECT_EQ(CountFor(problems, "-m 70000"), 1u) << Join(problems);
 }
 
 TEST(Validate, TcpSendAndReceiveSizeLimits) {

@@ -1,0 +1,963 @@
+#include "cli/netperf_args.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+
+#include "core/error.h"
+#include "core/units.h"
+
+namespace flowperf::cli {
+namespace {
+
+std::string upper(std::string_view s) {
+  std::string u(s);
+  std::transform(u.begin(), u.end(), u.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return u;
+}
+
+std::string lower(std::string_view s) {
+  std::string u(s);
+  std::transform(u.begin(), u.end(), u.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return u;
+}
+
+Error bad(char opt, std::string_view value, std::string_view why) {
+  return usage_error(fmt::format("-{} {}: {}", opt, value, why));
+}
+
+// ---- Pairs -------------------------------------------------------------
+
+// Splits "a,b" by netperf's rules. `explicit_pair`: a lone "a" sets only the
+// first half; otherwise it sets both.
+Pair<std::string> split_pair(std::string_view text, bool explicit_pair, char sep = ',') {
+  Pair<std::string> p;
+  auto at = text.find(sep);
+  if (at == std::string_view::npos) {
+    if (!text.empty()) {
+      p.first = std::string(text);
+      if (!explicit_pair) p.second = std::string(text);
+    }
+    return p;
+  }
+  std::string_view a = text.substr(0, at), b = text.substr(at + 1);
+  if (!a.empty()) p.first = std::string(a);
+  if (!b.empty()) p.second = std::string(b);
+  return p;
+}
+
+template <typename T, typename F>
+Pair<T> convert_pair(const Pair<std::string>& p, F convert) {
+  Pair<T> out;
+  if (p.first) out.first = convert(*p.first);
+  if (p.second) out.second = convert(*p.second);
+  return out;
+}
+
+template <typename T>
+void merge_pair(Pair<T>& into, const Pair<T>& from) {
+  if (from.first) into.first = from.first;
+  if (from.second) into.second = from.second;
+}
+
+// ---- Values --------------------------------------------------------------
+
+std::optional<long long> to_integer(std::string_view s) {
+  long long v = 0;
+  if (s.empty()) return std::nullopt;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> to_double(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  std::string z(s);
+  char* end = nullptr;
+  double v = std::strtod(z.c_str(), &end);
+  if (end != z.c_str() + z.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+int int_value(char opt, std::string_view text, long long lo, long long hi, const char* what) {
+  auto v = to_integer(text);
+  if (!v || *v < lo || *v > hi) throw bad(opt, text, fmt::format("{} ({} to {})", what, lo, hi));
+  return static_cast<int>(*v);
+}
+
+// A byte count as netperf's convert() reads it, with flowperf's units:
+// "16384", "64B", "16K" (x1024), "16k" (x1000), "1M", "1G".
+uint64_t size_value(char opt, std::string_view text) {
+  std::string why;
+  auto v = core::parse_size(text, &why);
+  if (!v) throw bad(opt, text, "not a byte count (" + why + ")");
+  return *v;
+}
+
+uint16_t port_value(char opt, std::string_view text, bool zero_ok) {
+  auto v = to_integer(text);
+  if (!v || *v < (zero_ok ? 0 : 1) || *v > 65535)
+    throw bad(opt, text, fmt::format("a port number is {} to 65535", zero_ok ? 0 : 1));
+  return static_cast<uint16_t>(*v);
+}
+
+// netperf's address-family words: anything with a 6 is IPv6, "inet" or a 4
+// is IPv4, "unspec" or 0 is either.
+AddrFamily family_value(char opt, std::string_view text) {
+  std::string t = lower(text);
+  if (t.find('6') != std::string::npos) return AddrFamily::kInet6;
+  if (t.find("inet") != std::string::npos || t.find('4') != std::string::npos)
+    return AddrFamily::kInet;
+  if (t.find("unspec") != std::string::npos || t.find('0') != std::string::npos)
+    return AddrFamily::kUnspec;
+  throw bad(opt, text, "unknown address family (use inet, inet6, 4, 6 or unspec)");
+}
+
+// -d: names or numbers, '|' to combine ("send|recv", "rr", "6", "0x2").
+int direction_value(std::string_view text) {
+  int bits = 0;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t bar = text.find('|', start);
+    std::string_view word =
+        text.substr(start, bar == std::string_view::npos ? std::string_view::npos : bar - start);
+    std::string w = lower(word);
+    if (w.empty()) {
+      // "send|" — nothing to add
+    } else if (w == "xmit" || w == "send" || w == "stream" || w == "transmit") {
+      bits |= kNetperfXmit;
+    } else if (w == "recv" || w == "receive" || w == "maerts") {
+      bits |= kNetperfRecv;
+    } else if (w == "rr") {
+      bits |= kNetperfXmit | kNetperfRecv;
+    } else {
+      char* end = nullptr;
+      long v = std::strtol(w.c_str(), &end, 0);
+      if (end != w.c_str() + w.size() || v < 0 || (v & ~(kNetperfXmit | kNetperfRecv)) != 0)
+        throw bad('d', text,
+                  "unknown direction (use send, recv, rr, or the bits 2 = send, 4 = receive)");
+      bits |= static_cast<int>(v);
+    }
+    if (bar == std::string_view::npos) break;
+    start = bar + 1;
+  }
+  return bits;
+}
+
+// ---- A small getopt ----------------------------------------------------
+
+enum class ArgKind {
+  kFlag,            // no value
+  kValue,           // a value, attached or the next word (which may start with '-')
+  kOptionalNumber,  // -c/-C: the next word is its value if it starts with a digit
+  kOptionalWord,    // -k/-o/-O: the next word is its value unless it starts with '-'
+};
+
+struct Option {
+  char letter;
+  ArgKind kind;
+};
+
+using Handler = std::function<void(char letter, const std::optional<std::string>& value)>;
+
+// Reads argv[from..] like getopt: returns the index after `--` (or argc).
+int scan(int argc, const char* const* argv, int from, const std::vector<Option>& options,
+         const Handler& handle, std::vector<std::string>* strays, const char* where) {
+  auto find = [&](char c) -> const Option* {
+    for (const auto& o : options)
+      if (o.letter == c) return &o;
+    return nullptr;
+  };
+  int i = from;
+  while (i < argc) {
+    std::string_view word = argv[i];
+    if (word == "--") return i + 1;
+    if (word.size() < 2 || word[0] != '-') {
+      strays->emplace_back(word);
+      ++i;
+      continue;
+    }
+    ++i;
+    for (size_t j = 1; j < word.size(); ++j) {
+      char c = word[j];
+      const Option* o = find(c);
+      if (!o)
+        throw usage_error(fmt::format(
+            "-{}: not a netperf {} option; run `netperf -h` (global) or `netperf -- -h` (test)", c,
+            where));
+      if (o->kind == ArgKind::kValue) {
+        std::optional<std::string> value;
+        if (j + 1 < word.size()) {
+          value = std::string(word.substr(j + 1));
+        } else if (i < argc) {
+          value = argv[i++];
+        } else {
+          throw usage_error(fmt::format("-{}: this option needs a value", c));
+        }
+        handle(c, value);
+        break;
+      }
+      std::optional<std::string> value;
+      const bool last = j + 1 == word.size();
+      if (last && i < argc && argv[i][0] != '\0') {
+        if (o->kind == ArgKind::kOptionalNumber &&
+            std::isdigit(static_cast<unsigned char>(argv[i][0])))
+          value = argv[i++];
+        else if (o->kind == ArgKind::kOptionalWord && argv[i][0] != '-')
+          value = argv[i++];
+      }
+      handle(c, value);
+    }
+  }
+  return argc;
+}
+
+// ---- Global options ----------------------------------------------------
+
+const std::vector<Option>& global_options() {
+  static const std::vector<Option> o = {
+      {'A', ArgKind::kValue}, {'a', ArgKind::kValue},          {'b', ArgKind::kValue},
+      {'B', ArgKind::kValue}, {'C', ArgKind::kOptionalNumber}, {'c', ArgKind::kOptionalNumber},
+      {'d', ArgKind::kFlag},  {'D', ArgKind::kValue},          {'f', ArgKind::kValue},
+      {'F', ArgKind::kValue}, {'H', ArgKind::kValue},          {'h', ArgKind::kFlag},
+      {'i', ArgKind::kValue}, {'I', ArgKind::kValue},          {'j', ArgKind::kFlag},
+      {'k', ArgKind::kValue}, {'K', ArgKind::kValue},          {'l', ArgKind::kValue},
+      {'L', ArgKind::kValue}, {'n', ArgKind::kValue},          {'N', ArgKind::kFlag},
+      {'O', ArgKind::kValue}, {'o', ArgKind::kValue},          {'P', ArgKind::kValue},
+      {'p', ArgKind::kValue}, {'r', ArgKind::kFlag},           {'S', ArgKind::kFlag},
+      {'s', ArgKind::kValue}, {'t', ArgKind::kValue},          {'T', ArgKind::kValue},
+      {'v', ArgKind::kValue}, {'V', ArgKind::kFlag},           {'W', ArgKind::kValue},
+      {'w', ArgKind::kValue}, {'y', ArgKind::kValue},          {'Y', ArgKind::kValue},
+      {'Z', ArgKind::kValue}, {'4', ArgKind::kFlag},           {'6', ArgKind::kFlag},
+  };
+  return o;
+}
+
+void note(NetperfArgs& a, std::string what) {
+  if (std::find(a.not_applied.begin(), a.not_applied.end(), what) == a.not_applied.end())
+    a.not_applied.push_back(std::move(what));
+}
+
+// Thrown internally to stop parsing at -h or -V, as netperf exits there.
+struct StopParsing {};
+
+void global_option(NetperfArgs& a, char c, const std::optional<std::string>& value) {
+  const std::string v = value.value_or("");
+  switch (c) {
+    case 'h':
+      a.action = NetperfAction::kGlobalHelp;
+      throw StopParsing{};
+    case 'V':
+      a.action = NetperfAction::kVersion;
+      throw StopParsing{};
+    case 't': {
+      a.test_name = upper(v);
+      auto t = parse_netperf_test(a.test_name);
+      if (!t)
+        throw usage_error(fmt::format(
+            "The test you requested ({}) is unknown to this netperf.\n"
+            "flowperf's netperf runs TCP_STREAM, TCP_MAERTS, TCP_SENDFILE, UDP_STREAM, TCP_RR, "
+            "TCP_CRR, UDP_RR and OMNI.",
+            a.test_name));
+      a.test = *t;
+      break;
+    }
+    case 'H': {
+      auto p = split_pair(v, true);
+      if (p.first) a.host = *p.first;
+      if (p.second) a.family = family_value('H', *p.second);
+      break;
+    }
+    case 'L': {
+      auto p = split_pair(v, true);
+      if (p.first) a.local_host = *p.first;
+      if (p.second) a.local_family = family_value('L', *p.second);
+      break;
+    }
+    case 'p': {
+      auto p = split_pair(v, true);
+      if (!p.first && !p.second) throw bad('p', v, "give a port, or port,localport");
+      if (p.first) a.port = port_value('p', *p.first, false);
+      if (p.second) a.local_port = port_value('p', *p.second, true);
+      break;
+    }
+    case 'l': {
+      if (!v.empty() && v[0] == '-') {
+        std::string why;
+        auto n = core::parse_size(std::string_view(v).substr(1), &why);
+        if (!n) throw bad('l', v, "not a byte or transaction count (" + why + ")");
+        if (*n == 0) throw bad('l', v, "a test length must not be 0");
+        a.count = *n;
+      } else {
+        auto d = to_double(v);
+        if (!d || *d <= 0)
+          throw bad('l', v,
+                    "give seconds (more than 0), or a negative count of bytes (stream tests) or "
+                    "transactions (RR tests)");
+        a.duration_s = *d;
+        a.count = 0;
+      }
+      break;
+    }
+    case 'v':
+      a.verbosity = int_value('v', v, 0, 1000, "a verbosity level");
+      break;
+    case 'P':
+      a.headers = int_value('P', v, -1000000, 1000000, "0 hides the headers, 1 shows them") != 0;
+      break;
+    case 'f': {
+      static const std::string_view kUnits = "GMKgmkBbx";
+      if (v.empty() || kUnits.find(v[0]) == std::string_view::npos)
+        throw bad('f', v,
+                  "unknown unit (G, M, K: 2^30, 2^20, 2^10 bytes/s; g, m, k: 10^9, 10^6, "
+                  "10^3 bits/s; B bytes, b bits, x transactions)");
+      a.unit = v[0];
+      break;
+    }
+    case 'D': {
+      auto p = split_pair(v, true);
+      if (!p.first) throw bad('D', v, "give the interim interval in seconds");
+      auto d = to_double(*p.first);
+      if (!d || *d == 0 || std::fabs(*d) < 0.01)
+        throw bad('D', v,
+                  "the interim interval is seconds, at least 0.01 (negative: timestamp "
+                  "every unit of work)");
+      a.interim_s = std::fabs(*d);
+      a.interim_timestamp = *d < 0;
+      // The second value is netperf's first guess of units per interval; it
+      // only tunes how often netperf reads the clock, so it changes nothing here.
+      if (p.second) size_value('D', *p.second);
+      break;
+    }
+    case 'c':
+    case 'C': {
+      std::optional<double> rate;
+      if (value) {
+        rate = to_double(*value);
+        if (!rate || *rate < 0) throw bad(c, *value, "a CPU rate is a non-negative number");
+      }
+      (c == 'c' ? a.local_cpu : a.remote_cpu) = true;
+      (c == 'c' ? a.local_cpu_rate : a.remote_cpu_rate) = rate;
+      break;
+    }
+    case 'I': {
+      auto p = split_pair(v, false);
+      if (p.first) {
+        int level = int_value('I', *p.first, 0, 100, "a confidence level");
+        if (level != 95 && level != 99) throw bad('I', v, "the confidence level is 95 or 99");
+        a.confidence_level = level;
+      }
+      if (p.second && p.second != p.first) {
+        auto w = to_double(*p.second);
+        if (!w || *w <= 0) throw bad('I', v, "the interval width is a percentage above 0");
+        a.confidence_width = *w;
+      }
+      if (a.confidence_width == 0) a.confidence_width = 5;
+      if (a.iterations_min == 1) a.iterations_min = 3;
+      if (a.iterations_max == 1) a.iterations_max = 10;
+      note(a, "-I (confidence intervals)");
+      break;
+    }
+    case 'i': {
+      auto p = convert_pair<int>(split_pair(v, false), [&](const std::string& s) {
+        return int_value('i', s, 1, 1000, "an iteration count");
+      });
+      if (p.first) a.iterations_max = *p.first;
+      if (p.second) a.iterations_min = *p.second;
+      // netperf keeps both within 3..30 and max >= min.
+      a.iterations_max = std::clamp(std::max(a.iterations_max, a.iterations_min), 3, 30);
+      a.iterations_min = std::clamp(a.iterations_min, 3, 30);
+      if (a.confidence_level == 0) a.confidence_level = 99;
+      note(a, "-i (confidence iterations)");
+      break;
+    }
+    case 'T': {
+      auto p = convert_pair<int>(split_pair(v, false), [&](const std::string& s) {
+        return int_value('T', s, 0, 1 << 20, "a CPU number");
+      });
+      merge_pair(a.cpu_bind, p);
+      note(a, "-T (CPU binding)");
+      break;
+    }
+    case 'B':
+      a.brand = v;
+      break;
+    case 'F': {
+      merge_pair(a.fill_file, split_pair(v, true));
+      note(a, "-F (fill files)");
+      break;
+    }
+    case 'Y':
+      merge_pair(a.tos, split_pair(v, false));
+      note(a, "-Y (IP TOS)");
+      break;
+    case 'y': {
+      auto p = convert_pair<int>(split_pair(v, false), [&](const std::string& s) {
+        return int_value('y', s, -1, 1 << 20, "a socket priority");
+      });
+      merge_pair(a.priority, p);
+      note(a, "-y (socket priority)");
+      break;
+    }
+    case 's':
+      a.wait_s = int_value('s', v, 0, 86400, "seconds to wait before the test");
+      break;
+    case 'S':
+      a.keepalive = true;
+      note(a, "-S (SO_KEEPALIVE)");
+      break;
+    case 'Z':
+      a.passphrase = v;
+      note(a, "-Z (passphrase)");
+      break;
+    case 'N':
+      a.no_control = true;
+      break;
+    case 'd':
+      ++a.debug;
+      break;
+    case '4':
+      a.family = a.local_family = AddrFamily::kInet;
+      break;
+    case '6':
+      a.family = a.local_family = AddrFamily::kInet6;
+      break;
+    case 'a':
+    case 'A':
+      note(a, "-a/-A (buffer alignment)");
+      break;
+    case 'o':
+    case 'O':
+      note(a, "-o/-O (buffer offsets)");
+      break;
+    case 'W':
+      note(a, "-W (buffer ring width)");
+      break;
+    case 'w':
+    case 'b':
+      note(a, "-w/-b (paced bursts)");
+      break;
+    case 'k':
+    case 'K':
+      note(a, "-k/-K (dirty buffers)");
+      break;
+    case 'n':
+      int_value('n', v, 1, 1 << 20, "a CPU count");
+      break;
+    case 'j':
+    case 'r':
+      break;  // statistics and confidence tuning: nothing to change here
+    default:
+      break;
+  }
+}
+
+// ---- Test options --------------------------------------------------------
+
+const std::vector<Option>& test_options() {
+  static const std::vector<Option> o = {
+      {'a', ArgKind::kFlag},  {'B', ArgKind::kFlag},         {'b', ArgKind::kValue},
+      {'c', ArgKind::kFlag},  {'C', ArgKind::kFlag},         {'d', ArgKind::kValue},
+      {'D', ArgKind::kFlag},  {'e', ArgKind::kValue},        {'f', ArgKind::kFlag},
+      {'F', ArgKind::kFlag},  {'g', ArgKind::kFlag},         {'G', ArgKind::kValue},
+      {'h', ArgKind::kFlag},  {'H', ArgKind::kValue},        {'i', ArgKind::kValue},
+      {'I', ArgKind::kFlag},  {'j', ArgKind::kValue},        {'k', ArgKind::kOptionalWord},
+      {'K', ArgKind::kValue}, {'l', ArgKind::kValue},        {'L', ArgKind::kValue},
+      {'m', ArgKind::kValue}, {'M', ArgKind::kValue},        {'n', ArgKind::kFlag},
+      {'N', ArgKind::kFlag},  {'o', ArgKind::kOptionalWord}, {'O', ArgKind::kOptionalWord},
+      {'p', ArgKind::kValue}, {'P', ArgKind::kValue},        {'q', ArgKind::kValue},
+      {'r', ArgKind::kValue}, {'R', ArgKind::kValue},        {'s', ArgKind::kValue},
+      {'S', ArgKind::kValue}, {'t', ArgKind::kValue},        {'T', ArgKind::kValue},
+      {'u', ArgKind::kValue}, {'U', ArgKind::kFlag},         {'V', ArgKind::kFlag},
+      {'w', ArgKind::kValue}, {'W', ArgKind::kValue},        {'4', ArgKind::kFlag},
+      {'6', ArgKind::kFlag},
+  };
+  return o;
+}
+
+struct TestScan {
+  bool implicit_direction = false;  // OMNI: -m/-M/-r add direction bits
+  bool direction_set = false;
+  std::optional<spec::Protocol> by_T, by_t;
+};
+
+// "name[/mask][,family]" of the test -H and -L.
+void data_address(char opt, const std::string& v, std::string* host, AddrFamily* family) {
+  auto p = split_pair(v, true);
+  if (p.first) *host = p.first->substr(0, p.first->find('/'));
+  if (p.second) *family = family_value(opt, *p.second);
+}
+
+void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::string>& value) {
+  const std::string v = value.value_or("");
+  auto sizes = [&](bool explicit_pair) {
+    return convert_pair<uint64_t>(split_pair(v, explicit_pair),
+                                  [&](const std::string& s) { return size_value(c, s); });
+  };
+  switch (c) {
+    case 'h':
+      a.action = NetperfAction::kTestHelp;
+      throw StopParsing{};
+    case 'm': {
+      auto p = sizes(true);
+      if (!p.first && !p.second) throw bad('m', v, "give local[,remote] send sizes");
+      merge_pair(a.send_size, p);
+      if (t.implicit_direction) {
+        if (p.first) a.direction |= kNetperfXmit;
+        if (p.second) a.direction |= kNetperfRecv;
+      }
+      break;
+    }
+    case 'M': {
+      auto p = sizes(true);
+      if (!p.first && !p.second) throw bad('M', v, "give remote[,local] receive sizes");
+      merge_pair(a.recv_size, p);
+      if (t.implicit_direction) {
+        if (p.first) a.direction |= kNetperfXmit;
+        if (p.second) a.direction |= kNetperfRecv;
+      }
+      break;
+    }
+    case 's':
+    case 'S': {
+      auto p = sizes(false);
+      if (!p.first && !p.second) throw bad(c, v, "give send[,recv] socket buffer sizes");
+      merge_pair(c == 's' ? a.local_buf : a.remote_buf, p);
+      break;
+    }
+    case 'r': {
+      auto p = sizes(false);
+      if (!p.first && !p.second) throw bad('r', v, "give request[,response] sizes");
+      merge_pair(a.rr_size, p);
+      if (t.implicit_direction) a.direction |= kNetperfXmit | kNetperfRecv;
+      break;
+    }
+    case 'D':
+      a.nodelay = true;
+      break;
+    case 'b':
+      a.first_burst = int_value('b', v, 0, 1 << 20, "a number of requests");
+      if (a.first_burst > 0) note(a, "-b (first burst)");
+      break;
+    case 'c':
+      a.connection_test = true;
+      break;
+    case 'C':
+      a.cork = true;
+      note(a, "-C (TCP_CORK)");
+      break;
+    case 'd':
+      // netperf honours -d for OMNI only; the named tests have a fixed direction.
+      if (a.test == NetperfTest::kOmni) {
+        a.direction = direction_value(v);
+        t.implicit_direction = false;
+        t.direction_set = true;
+      } else {
+        direction_value(v);
+      }
+      break;
+    case 'T': {
+      std::string p = lower(v);
+      if (p == "tcp")
+        t.by_T = spec::Protocol::kTcp;
+      else if (p == "udp")
+        t.by_T = spec::Protocol::kUdp;
+      else if (p == "sctp" || p == "sdp" || p == "dccp" || p == "udplite")
+        throw bad('T', v, "flowperf's netperf runs tcp and udp only");
+      else
+        throw bad('T', v, "unknown protocol (use tcp or udp)");
+      break;
+    }
+    case 't': {
+      std::string p = lower(v);
+      if (p.find("stream") != std::string::npos)
+        t.by_t = spec::Protocol::kTcp;
+      else if (p.find("dgram") != std::string::npos)
+        t.by_t = spec::Protocol::kUdp;
+      else
+        throw bad('t', v, "unknown socket type (use stream or dgram)");
+      break;
+    }
+    case 'H':
+      data_address('H', v, &a.data_host, &a.data_family);
+      note(a, "-H (data connection address)");
+      break;
+    case 'L':
+      data_address('L', v, &a.data_local_host, &a.data_family);
+      note(a, "-L (data connection source)");
+      break;
+    case 'P':
+      merge_pair(a.data_ports, split_pair(v, false));
+      note(a, "-P (data ports)");
+      break;
+    case 'K':
+      merge_pair(a.cong_control, split_pair(v, false));
+      note(a, "-K (congestion control)");
+      break;
+    case 'u':
+      a.uuid = v;
+      break;
+    case 'k':
+    case 'o':
+    case 'O': {
+      a.omni_style = c == 'k'   ? OmniOutputStyle::kKeyval
+                     : c == 'o' ? OmniOutputStyle::kCsv
+                                : OmniOutputStyle::kHuman;
+      a.omni_selection = v;
+      if (v == "?") {
+        a.action = c == 'O' ? NetperfAction::kListSelectors : NetperfAction::kListSelectorsCsv;
+        throw StopParsing{};
+      }
+      break;
+    }
+    case '4':
+      a.data_family = AddrFamily::kInet;
+      break;
+    case '6':
+      a.data_family = AddrFamily::kInet6;
+      break;
+    case 'p':
+      note(a, "-p (client port range)");
+      break;
+    case 'R':
+      int_value('R', v, 0, 1, "0 or 1");
+      break;
+    case 'e':
+    case 'G':
+    case 'j':
+    case 'l':
+    case 'q':
+    case 'w':
+    case 'W':
+      note(a, fmt::format("-{} (test option)", c));
+      break;
+    case 'a':
+    case 'B':
+    case 'f':
+    case 'F':
+    case 'g':
+    case 'n':
+    case 'N':
+    case 'U':
+    case 'V':
+      note(a, fmt::format("-{} (socket tuning)", c));
+      break;
+    case 'i':
+    case 'I':
+    default:
+      break;
+  }
+}
+
+// The direction a named test implies (netperf's defaults per legacy name).
+int legacy_direction(NetperfTest t) {
+  switch (t) {
+    case NetperfTest::kTcpMaerts:
+      return kNetperfRecv;
+    case NetperfTest::kTcpRr:
+    case NetperfTest::kTcpCrr:
+    case NetperfTest::kUdpRr:
+      return kNetperfXmit | kNetperfRecv;
+    case NetperfTest::kTcpCc:
+      return 0;
+    default:
+      return kNetperfXmit;
+  }
+}
+
+void scan_test_options(NetperfArgs& a, int argc, const char* const* argv, int from) {
+  TestScan t;
+  a.direction = legacy_direction(a.test);
+  a.connection_test = a.test == NetperfTest::kTcpCrr || a.test == NetperfTest::kTcpCc;
+  a.protocol = (a.test == NetperfTest::kUdpStream || a.test == NetperfTest::kUdpRr)
+                   ? spec::Protocol::kUdp
+                   : spec::Protocol::kTcp;
+  if (a.test == NetperfTest::kOmni) {
+    a.direction = 0;
+    t.implicit_direction = true;
+  }
+  scan(
+      argc, argv, from, test_options(),
+      [&](char c, const std::optional<std::string>& v) { test_option(a, t, c, v); }, &a.strays,
+      "test");
+  if (a.test == NetperfTest::kOmni) {
+    if (t.by_T && t.by_t && *t.by_T != *t.by_t)
+      throw usage_error("-T and -t disagree: a stream socket is TCP, a dgram socket is UDP");
+    if (t.by_T)
+      a.protocol = *t.by_T;
+    else if (t.by_t)
+      a.protocol = *t.by_t;
+    if (a.direction == 0 && !a.connection_test) a.direction = kNetperfXmit;
+  }
+}
+
+std::string join_command_line(int argc, const char* const* argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    if (i) line += ' ';
+    line += argv[i];
+  }
+  return line;
+}
+
+}  // namespace
+
+std::optional<NetperfTest> parse_netperf_test(std::string_view name) {
+  static const std::pair<const char*, NetperfTest> kTests[] = {
+      {"TCP_STREAM", NetperfTest::kTcpStream},
+      {"TCP_MAERTS", NetperfTest::kTcpMaerts},
+      {"TCP_SENDFILE", NetperfTest::kTcpSendfile},
+      {"UDP_STREAM", NetperfTest::kUdpStream},
+      {"TCP_RR", NetperfTest::kTcpRr},
+      {"TCP_CRR", NetperfTest::kTcpCrr},
+      {"TCP_CC", NetperfTest::kTcpCc},
+      {"UDP_RR", NetperfTest::kUdpRr},
+      {"OMNI", NetperfTest::kOmni},
+  };
+  std::string u = upper(name);
+  for (const auto& [n, t] : kTests)
+    if (u == n) return t;
+  return std::nullopt;
+}
+
+const char* netperf_test_name(NetperfTest test) {
+  switch (test) {
+    case NetperfTest::kTcpStream:
+      return "TCP_STREAM";
+    case NetperfTest::kTcpMaerts:
+      return "TCP_MAERTS";
+    case NetperfTest::kTcpSendfile:
+      return "TCP_SENDFILE";
+    case NetperfTest::kUdpStream:
+      return "UDP_STREAM";
+    case NetperfTest::kTcpRr:
+      return "TCP_RR";
+    case NetperfTest::kTcpCrr:
+      return "TCP_CRR";
+    case NetperfTest::kTcpCc:
+      return "TCP_CC";
+    case NetperfTest::kUdpRr:
+      return "UDP_RR";
+    case NetperfTest::kOmni:
+      return "OMNI";
+  }
+  return "?";
+}
+
+NetperfArgs parse_netperf_args(int argc, const char* const* argv) {
+  NetperfArgs a;
+  a.command_line = join_command_line(argc, argv);
+  try {
+    int next = scan(
+        argc, argv, 1, global_options(),
+        [&](char c, const std::optional<std::string>& v) { global_option(a, c, v); }, &a.strays,
+        "global");
+    // netperf reads test options for every test it knows, `--` or not, so
+    // the per-test defaults (direction, protocol) are always set.
+    scan_test_options(a, argc, argv, next);
+  } catch (const StopParsing&) {
+  }
+  return a;
+}
+
+spec::TestKind netperf_test_kind(const NetperfArgs& a) {
+  const bool xmit = (a.direction & kNetperfXmit) != 0, recv = (a.direction & kNetperfRecv) != 0;
+  switch (a.test) {
+    case NetperfTest::kTcpStream:
+    case NetperfTest::kTcpSendfile:
+      return spec::TestKind::kTcpStream;
+    case NetperfTest::kTcpMaerts:
+      return spec::TestKind::kTcpMaerts;
+    case NetperfTest::kUdpStream:
+      return spec::TestKind::kUdpStream;
+    case NetperfTest::kTcpRr:
+      return spec::TestKind::kTcpRr;
+    case NetperfTest::kTcpCrr:
+      return spec::TestKind::kTcpCrr;
+    case NetperfTest::kUdpRr:
+      return spec::TestKind::kUdpRr;
+    case NetperfTest::kTcpCc:
+      break;
+    case NetperfTest::kOmni:
+      if (a.protocol == spec::Protocol::kTcp) {
+        if (xmit && recv)
+          return a.connection_test ? spec::TestKind::kTcpCrr : spec::TestKind::kTcpRr;
+        if (!a.connection_test && xmit) return spec::TestKind::kTcpStream;
+        if (!a.connection_test && recv) return spec::TestKind::kTcpMaerts;
+        break;  // a connection test without data: TCP_CC
+      }
+      if (a.connection_test)
+        throw usage_error("-c: UDP has no connections to time; drop -c, or use -T tcp");
+      if (xmit && recv) return spec::TestKind::kUdpRr;
+      if (xmit) return spec::TestKind::kUdpStream;
+      throw usage_error(
+          "-d recv: flowperf cannot run a UDP receive-only (UDP_MAERTS) test yet; run "
+          "UDP_STREAM from the other host instead");
+  }
+  throw usage_error(
+      "TCP_CC (connect/close without data) is not supported by flowperf; TCP_CRR measures "
+      "connect, request, response and close");
+}
+
+bool netperf_is_rr(const NetperfArgs& a) {
+  return (a.direction & kNetperfXmit) && (a.direction & kNetperfRecv);
+}
+
+uint32_t linux_effective_sndbuf(uint64_t requested, const NetperfSystemDefaults& sys) {
+  uint64_t capped = std::min<uint64_t>(requested, sys.wmem_max);
+  return static_cast<uint32_t>(std::max<uint64_t>(capped * 2, 4608));
+}
+
+spec::TestSpec netperf_spec(const NetperfArgs& a, const NetperfSystemDefaults& sys) {
+  spec::TestSpec s;
+  s.test = netperf_test_kind(a);
+  const auto& info = spec::info(s.test);
+  const bool udp = info.protocol == spec::Protocol::kUdp;
+
+  s.ip_family = a.data_family == AddrFamily::kInet6  ? spec::IpFamily::kV6
+                : a.data_family == AddrFamily::kInet ? spec::IpFamily::kV4
+                : a.family == AddrFamily::kInet6     ? spec::IpFamily::kV6
+                : a.family == AddrFamily::kInet      ? spec::IpFamily::kV4
+                                                     : spec::IpFamily::kAny;
+  s.duration_s = a.duration_s;
+  s.count = a.count;
+  s.interval_s = a.interim_s;
+  s.nodelay = a.nodelay;
+
+  auto u32 = [](char opt, uint64_t v) {
+    if (v > 0xffffffffull) throw bad(opt, std::to_string(v), "at most 4294967295 bytes");
+    return static_cast<uint32_t>(v);
+  };
+  if (a.local_buf.first) s.local_sndbuf = u32('s', *a.local_buf.first);
+  if (a.local_buf.second) s.local_rcvbuf = u32('s', *a.local_buf.second);
+  if (a.remote_buf.first) s.remote_sndbuf = u32('S', *a.remote_buf.first);
+  if (a.remote_buf.second) s.remote_rcvbuf = u32('S', *a.remote_buf.second);
+
+  // netperf sends messages as large as the sending socket's buffer unless
+  // told otherwise (-m); a UDP message is capped at the largest datagram.
+  auto sndbuf_of = [&](uint32_t requested) {
+    if (requested) return linux_effective_sndbuf(requested, sys);
+    return udp ? sys.udp_sndbuf : sys.tcp_sndbuf;
+  };
+  if (info.family == spec::Family::kStream) {
+    if (s.test == spec::TestKind::kTcpMaerts) {
+      // The server sends: -m's second value, else its send buffer.
+      uint64_t m = a.send_size.second.value_or(0);
+      s.send_size = m ? u32('m', m) : sndbuf_of(s.remote_sndbuf);
+      uint64_t r = a.recv_size.second.value_or(0);  // -M ,local
+      s.recv_size = r ? u32('M', r) : 0;
+    } else {
+      uint64_t m = a.send_size.first.value_or(0);
+      s.send_size = m ? u32('m', m) : sndbuf_of(s.local_sndbuf);
+      if (udp && !m) s.send_size = std::min<uint32_t>(s.send_size, spec::kMaxUdpPayloadV4);
+      uint64_t r = a.recv_size.first.value_or(0);  // -M remote
+      s.recv_size = r ? u32('M', r) : 0;
+    }
+  } else {
+    if (a.rr_size.first) s.request_size = u32('r', *a.rr_size.first);
+    if (a.rr_size.second) s.response_size = u32('r', *a.rr_size.second);
+  }
+  return s;
+}
+
+std::string netperf_global_help() {
+  return R"(
+Usage: netperf [global options] -- [test options]
+
+Global options:
+    -a send,recv      Local buffer alignment (accepted, not applied)
+    -A send,recv      Remote buffer alignment (accepted, not applied)
+    -B brandstr       A tag printed after the result when headers are off (-P 0)
+    -c [cpu_rate]     Show local CPU columns (values come in a later flowperf)
+    -C [cpu_rate]     Show remote CPU columns (values come in a later flowperf)
+    -d                More debugging output
+    -D time,[units] * Print an interim result every time seconds; a negative
+                      time reads the clock on every unit of work
+    -f G|M|K|g|m|k    Units: G/M/K bytes (2^30, 2^20, 2^10) or g/m/k bits
+                      (10^9, 10^6, 10^3) per second; B bytes, b bits,
+                      x transactions
+    -F lfill[,rfill]* Files to fill the buffers from (accepted, not applied)
+    -h                This text
+    -H name|ip,fam *  The netserver to test against, and its address family
+    -i max,min        Confidence iterations (accepted; one run for now)
+    -I lvl[,intvl]    Confidence level 95 or 99 and width in percent
+                      (accepted; one run for now)
+    -j                Keep timing statistics (always kept)
+    -l testlen        Test length: seconds (>0), or a negative count of bytes
+                      (stream tests) or transactions (RR tests)
+    -L name|ip,fam *  Local address and family of the control connection
+    -n numcpu         Number of CPUs for CPU utilisation
+    -N                No control connection (not supported)
+    -o send,recv      Local buffer offsets (accepted, not applied)
+    -O send,recv      Remote buffer offsets (accepted, not applied)
+    -p port,lport*    netserver's port (12865) and our local port
+    -P 0|1            Hide or show the banner and column headers
+    -r                Confidence on the result only
+    -s seconds        Pause this long between setup and the test
+    -S                SO_KEEPALIVE on the data connection (accepted, not applied)
+    -t testname       TCP_STREAM (default), TCP_MAERTS, TCP_SENDFILE,
+                      UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR or OMNI
+    -T lcpu,rcpu      Bind to CPUs (accepted, not applied)
+    -v verbosity      0: the result alone, 1: the table (default), 2: more
+    -V                Version, then exit
+    -W send,recv      Buffer ring widths (accepted, not applied)
+    -y local,remote   Socket priority (accepted, not applied)
+    -Y local,remote   IP TOS in hex (accepted, not applied)
+    -Z passphrase     Passphrase for netserver (accepted, not sent yet)
+    -4                IPv4 for control and data
+    -6                IPv6 for control and data
+
+Two-value options: "x" sets both values, "x," only the first, ",y" only the
+second, "x,y" each.
+
+* These take "x" as the first value alone, leaving the second at its default,
+as netperf always has; write ",y" or "x,y" to set the second.
+)";
+}
+
+std::string netperf_test_help() {
+  return R"(
+Usage: netperf [global options] -- [test options]
+
+Test options (OMNI and the classic tests):
+    -b number         Requests in flight at the start of RR tests (not applied)
+    -c                A connection test (with -d rr: TCP_CRR)
+    -C                TCP_CORK (accepted, not applied)
+    -d direction      OMNI direction: send (stream), recv (maerts), rr, or the
+                      bits 2 = send and 4 = receive; "send|recv" combines
+    -D [L][,R]        TCP_NODELAY on both ends
+    -h                This text
+    -H name,fam       Data connection target (accepted, not applied)
+    -k [file]         key=value output of the selectors in file or list;
+                      "?" lists the selectors
+    -K loc[,rem]      Congestion control (accepted, not applied)
+    -L name,fam       Data connection source (accepted, not applied)
+    -m local,remote   Bytes per send in stream tests (default: the send buffer)
+    -M remote,local   Bytes per receive in stream tests
+    -o [file]         Comma-separated output of the selectors in file or list;
+                      "?" lists the selectors
+    -O [file]         Column output of the selectors in file or list;
+                      "?" lists the selectors
+    -P local[,remote] Data ports (accepted, not applied)
+    -r req,[rsp]      Request and response sizes of RR tests (default 1,1)
+    -s send[,recv]    Local socket buffer sizes
+    -S send[,recv]    Remote socket buffer sizes
+    -t type           OMNI socket type: stream or dgram
+    -T protocol       OMNI protocol: tcp or udp
+    -u uuid           The test's UUID (the UUID selector)
+    -4                IPv4 data connection
+    -6                IPv6 data connection
+
+Two-value options: "x" sets both values, "x," only the first, ",y" only the
+second, "x,y" each; -m and -M take a lone "x" as the first value only.
+)";
+}
+
+}  // namespace flowperf::cli

@@ -1,0 +1,83 @@
+// netperf 2.7's output for a TestResult: the banner line, the classic column
+// tables of each test (widths and decimals as netperf prints them), the
+// interim results of -D, and the OMNI selector output of -O/-o/-k.
+//
+//   MIGRATED TCP STREAM TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to ...
+//   Recv   Send    Send
+//   Socket Socket  Message  Elapsed
+//   ...
+//   131072  16384  16384    10.00    20824.23
+//
+// -P 0 drops the banner and headers (data lines only); -v 0 prints the
+// result alone; -v 2 adds netperf's extra blocks where flowperf has the
+// numbers (RR latency histogram, bytes per call). The socket sizes are the
+// ones in effect on each side's data sockets (TestResult sndbuf/rcvbuf).
+//
+// CPU utilisation is not measured yet: with -c/-C the tables take netperf's
+// CPU layout and show what netperf shows for an unmeasured value (-1.00,
+// method 'U'), so scripts that cut columns keep working.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "report/omni_selectors.h"
+#include "session/controller.h"
+
+namespace flowperf::report {
+
+// How netperf was asked to present the test (the front end's choices).
+struct NetperfReportOptions {
+  std::string title;    // "MIGRATED TCP STREAM TEST", "OMNI Send TEST", ...
+  char unit = 0;        // -f letter; 0: 'x' (transactions) for RR, 'm' otherwise
+  int verbosity = 1;    // -v
+  bool headers = true;  // -P
+  bool local_cpu = false, remote_cpu = false;  // -c, -C
+  std::string brand;                           // -B: printed after the result when headers are off
+
+  // Banner: the data connection's ends as netperf names them, and their
+  // numeric addresses (empty: the host itself if it is numeric).
+  std::string source_host = "0.0.0.0", source_address;
+  uint16_t source_port = 0;
+  bool source_v6 = false;
+  std::string dest_host, dest_address;
+  uint16_t dest_port = 0;
+  bool dest_v6 = false;
+  bool nodelay = false;  // test -D: " : nodelay"
+  int first_burst = 0;   // " : first burst N" on REQUEST/RESPONSE tests
+
+  // OMNI output; kNone keeps the classic table (named tests only).
+  std::optional<OmniStyle> omni;
+  OmniSelection selection;  // empty: netperf's default columns for the test
+  std::string direction;    // "Send", "Receive", "Send|Recv", "Connect|Send|Recv"
+  std::string command_line, uuid;
+  int source_family = 0, dest_family = 0;  // AF_* numbers for the *_FAMILY selectors
+  int lss_req = -1, lsr_req = -1, rss_req = -1, rsr_req = -1;  // -s/-S as asked
+};
+
+// The banner line (with its newline), or "" with -P 0.
+std::string netperf_banner(const NetperfReportOptions& o);
+
+// The result: classic table or OMNI output, per the options.
+std::string netperf_result(const session::TestResult& r, const NetperfReportOptions& o);
+
+// One interim result (-D): "Interim result: ..." (classic and -O), CSV with
+// -o, or the four indexed NETPERF_*[n]= lines with -k. `ending` is the wall
+// clock time the interval ended.
+std::string netperf_interim(const spec::TestSpec& spec, const session::IntervalSample& s,
+                            const NetperfReportOptions& o, int index,
+                            std::chrono::system_clock::time_point ending);
+
+// netperf's unit word for a -f letter ("10^6bits", "KBytes", "Trans").
+std::string netperf_unit_name(char unit);
+// The -f letter in effect for a test: the option, or netperf's default.
+char netperf_effective_unit(char unit, spec::TestKind kind);
+// bytes (or transactions for 'x') over seconds, in the unit.
+double netperf_rate(double units, double seconds, char unit);
+
+// netperf's variables for a result, as the OMNI selectors print them.
+OmniValues netperf_values(const session::TestResult& r, const NetperfReportOptions& o);
+
+}  // namespace flowperf::report

@@ -1,0 +1,469 @@
+// End-to-end tests of the netperf and netserver personalities: every netperf
+// and netserver command of seeds 000 and 001 (the user's own), pointed at
+// flowperf's netserver on 127.0.0.1 with a short -l. Each checks the output's
+// structure as netperf 2.7.1 prints it — the same banner, the same header
+// lines, the same columns — and that the numbers are sane (positive, sizes
+// as asked, latencies ordered). Nothing asserts speed.
+#include <dirent.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "e2e/process.h"
+
+namespace flowperf::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string kDir = FLOWPERF_BIN_DIR;
+const std::string kNetperf = kDir + "/netperf";
+const std::string kNetserver = kDir + "/netserver";
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The port in netserver's start-up line, or "".
+std::string port_of(const std::string& line, const std::string& host) {
+  std::smatch m;
+  const std::regex re("^Starting netserver with host '" + host +
+                      "' port '(\\d+)' and family AF_UNSPEC$");
+  return std::regex_match(line, m, re) ? m[1].str() : std::string();
+}
+
+// flowperf's netserver in the foreground on 127.0.0.1, on a port of its choosing.
+class Netserver {
+ public:
+  Netserver() {
+    proc_ = std::make_unique<Process>(
+        std::vector<std::string>{kNetserver, "-D", "-p", "0", "-L", "127.0.0.1"});
+    auto line = proc_->read_line(10s);
+    if (line) start_line_ = *line;
+    port_ = port_of(start_line_, "127.0.0.1");
+  }
+  const std::string& port() const { return port_; }
+  const std::string& start_line() const { return start_line_; }
+
+ private:
+  std::unique_ptr<Process> proc_;
+  std::string port_, start_line_;
+};
+
+class NetperfCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { server_ = new Netserver(); }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override { ASSERT_FALSE(server_->port().empty()) << server_->start_line(); }
+
+  // A seed command: `netperf -H <ip> ...` with the server's address and port.
+  static Outcome netperf(std::vector<std::string> words, std::chrono::milliseconds limit = 60s) {
+    std::vector<std::string> argv = {kNetperf, "-H", "127.0.0.1", "-p", server_->port()};
+    for (auto& w : words) argv.push_back(w);
+    Process p(argv);
+    return p.wait(limit);
+  }
+
+  static Netserver* server_;
+};
+Netserver* NetperfCli::server_ = nullptr;
+
+const char* kBannerTail = " from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 127.0.0.1 () port 0 AF_INET";
+
+double number(const std::string& s) { return std::stod(s); }
+
+// ---- The classic stream table ------------------------------------------------
+
+void expect_tcp_stream(const Outcome& o, const char* message_size) {
+  ASSERT_FALSE(o.timed_out);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  ASSERT_EQ(lines.size(), 7u) << o.out;
+  EXPECT_EQ(lines[0], std::string("MIGRATED TCP STREAM TEST") + kBannerTail);
+  EXPECT_EQ(lines[1], "Recv   Send    Send                          ");
+  EXPECT_EQ(lines[2], "Socket Socket  Message  Elapsed              ");
+  EXPECT_EQ(lines[3], "Size   Size    Size     Time     Throughput  ");
+  EXPECT_EQ(lines[4], "bytes  bytes   bytes    secs.    10^6bits/sec  ");
+  EXPECT_EQ(lines[5], "");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(lines[6], m,
+                               std::regex(R"( *(\d+) +(\d+) +(\d+) +(\d+\.\d\d) +(\d+\.\d\d)   )")))
+      << lines[6];
+  EXPECT_GT(number(m[1]), 0);  // the server's receive buffer
+  EXPECT_GT(number(m[2]), 0);  // our send buffer
+  EXPECT_EQ(m[3].str(), message_size);
+  EXPECT_NEAR(number(m[4]), 1.0, 0.5);
+  EXPECT_GT(number(m[5]), 0);
+}
+
+// Seed 000: `netperf -H 192.168.51.7 -l 60`
+TEST_F(NetperfCli, Seed000TcpStream) { expect_tcp_stream(netperf({"-l", "1"}), "16384"); }
+
+// Seed 000: `netperf -H 192.168.51.7 -l 60 -p 12865` (the -p names our server's port)
+TEST_F(NetperfCli, Seed000TcpStreamWithPort) {
+  Process p({kNetperf, "-H", "127.0.0.1", "-l", "1", "-p", server_->port()});
+  expect_tcp_stream(p.wait(60s), "16384");
+}
+
+// Seed 000: `netperf -H 192.168.51.7 -l 30 -- -m 1024`
+TEST_F(NetperfCli, Seed000TcpStreamSendSize) {
+  expect_tcp_stream(netperf({"-l", "1", "--", "-m", "1024"}), "1024");
+}
+
+// Seed 001: `./netperf -H <server> -l 300 -P 10` — any non-zero -P shows headers.
+TEST_F(NetperfCli, Seed001TcpStreamHeaders) {
+  expect_tcp_stream(netperf({"-l", "1", "-P", "10"}), "16384");
+}
+
+// ---- UDP_STREAM -------------------------------------------------------------------
+
+void expect_udp_stream(const Outcome& o) {
+  ASSERT_FALSE(o.timed_out);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  ASSERT_EQ(lines.size(), 8u) << o.out;
+  EXPECT_EQ(lines[0], std::string("MIGRATED UDP STREAM TEST") + kBannerTail);
+  EXPECT_EQ(lines[1], "Socket  Message  Elapsed      Messages                ");
+  EXPECT_EQ(lines[2], "Size    Size     Time         Okay Errors   Throughput");
+  EXPECT_EQ(lines[3], "bytes   bytes    secs            #      #   10^6bits/sec");
+  EXPECT_EQ(lines[4], "");
+  std::smatch s, r;
+  ASSERT_TRUE(std::regex_match(
+      lines[5], s, std::regex(R"( *(\d+)  +(\d+)   (\d+\.\d\d) +(\d+) +(\d+) +(\d+\.\d\d))")))
+      << lines[5];
+  ASSERT_TRUE(
+      std::regex_match(lines[6], r, std::regex(R"( *(\d+) {11}(\d+\.\d\d) +(\d+) +(\d+\.\d\d))")))
+      << lines[6];
+  EXPECT_EQ(lines[7], "");
+  EXPECT_EQ(s[2].str(), "65507");  // the largest datagram: netperf's default on Linux
+  EXPECT_NEAR(number(s[3]), 1.0, 0.5);
+  EXPECT_GT(number(s[4]), 0);             // messages sent
+  EXPECT_EQ(s[5].str(), "0");             // send errors
+  EXPECT_GT(number(s[6]), 0);             // sender's throughput
+  EXPECT_EQ(s[3].str(), r[2].str());      // both lines show the same elapsed time
+  EXPECT_LE(number(r[3]), number(s[4]));  // received no more than sent
+  EXPECT_GT(number(r[3]), 0);
+  EXPECT_LE(number(r[4]), number(s[6]) * 1.01);
+}
+
+// Seed 000: `netperf -t UDP_STREAM -H 192.168.51.7 -l 30`
+TEST_F(NetperfCli, Seed000UdpStream) {
+  expect_udp_stream(netperf({"-t", "UDP_STREAM", "-l", "1"}));
+}
+
+// Seed 000: `netperf -t UDP_STREAM -H 192.168.51.7 -l 30 -p 12865`
+TEST_F(NetperfCli, Seed000UdpStreamWithPort) {
+  Process p({kNetperf, "-t", "UDP_STREAM", "-H", "127.0.0.1", "-l", "1", "-p", server_->port()});
+  expect_udp_stream(p.wait(60s));
+}
+
+// Seed 000: `netperf -t UDP_STREAM -H 192.168.51.7 -l 30 -- -m 300000` — a
+// datagram larger than UDP can carry: netperf's send error and a failure.
+TEST_F(NetperfCli, Seed000UdpStreamMessageTooLong) {
+  Outcome o = netperf({"-t", "UDP_STREAM", "-l", "1", "--", "-m", "300000"});
+  ASSERT_FALSE(o.timed_out);
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_EQ(o.out, std::string("MIGRATED UDP STREAM TEST") + kBannerTail +
+                       "\nsend_data: data send error: Message too long (errno 90)\n");
+  EXPECT_EQ(o.err, "netperf: send_omni: send_data failed: Message too long\n");
+}
+
+// ---- Request/response --------------------------------------------------------------
+
+struct RrRow {
+  double rate = 0;
+};
+
+RrRow expect_rr(const Outcome& o, const std::string& title, const char* req, const char* rsp,
+                bool burst = true) {
+  RrRow row;
+  EXPECT_FALSE(o.timed_out);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  EXPECT_EQ(lines.size(), 8u) << o.out;
+  if (lines.size() != 8u) return row;
+  EXPECT_EQ(lines[0], title + kBannerTail + (burst ? " : first burst 0" : ""));
+  EXPECT_EQ(lines[1], "Local /Remote");
+  EXPECT_EQ(lines[2], "Socket Size   Request  Resp.   Elapsed  Trans.");
+  EXPECT_EQ(lines[3], "Send   Recv   Size     Size    Time     Rate         ");
+  EXPECT_EQ(lines[4], "bytes  Bytes  bytes    bytes   secs.    per sec   ");
+  EXPECT_EQ(lines[5], "");
+  std::smatch m;
+  EXPECT_TRUE(std::regex_match(
+      lines[6], m, std::regex(R"((-?\d+) +(-?\d+) +(\d+) +(\d+) +(\d+\.\d\d) +(\d+\.\d\d)   )")))
+      << lines[6];
+  if (m.empty()) return row;
+  EXPECT_EQ(m[3].str(), req);
+  EXPECT_EQ(m[4].str(), rsp);
+  EXPECT_GT(number(m[5]), 0.5);
+  row.rate = number(m[6]);
+  EXPECT_GT(row.rate, 0);
+  EXPECT_TRUE(std::regex_match(lines[7], std::regex(R"(\d+ +\d+)"))) << lines[7];
+  return row;
+}
+
+// Seed 000: `netperf -t TCP_RR -H 192.168.51.7 -l 30`
+TEST_F(NetperfCli, Seed000TcpRr) {
+  expect_rr(netperf({"-t", "TCP_RR", "-l", "1"}), "MIGRATED TCP REQUEST/RESPONSE TEST", "1", "1");
+}
+
+// Seed 000: `netperf -t TCP_RR -H 192.168.51.7 -l 30 -- -r 32 32` (the second 32 is a stray)
+TEST_F(NetperfCli, Seed000TcpRr32) {
+  expect_rr(netperf({"-t", "TCP_RR", "-l", "1", "--", "-r", "32", "32"}),
+            "MIGRATED TCP REQUEST/RESPONSE TEST", "32", "32");
+}
+
+// Seed 000: `netperf -t TCP_RR -H 192.168.51.7 -l 30 -- -r 64 64`
+TEST_F(NetperfCli, Seed000TcpRr64) {
+  expect_rr(netperf({"-t", "TCP_RR", "-l", "1", "--", "-r", "64", "64"}),
+            "MIGRATED TCP REQUEST/RESPONSE TEST", "64", "64");
+}
+
+// Seed 000: `netperf -t TCP_CRR -H 192.168.51.7 -l 30`
+TEST_F(NetperfCli, Seed000TcpCrr) {
+  expect_rr(netperf({"-t", "TCP_CRR", "-l", "1"}), "MIGRATED TCP Connect/Request/Response TEST",
+            "1", "1", false);
+}
+
+// Seed 000: `netperf -t UDP_RR -H 192.168.51.7 -l 30`
+TEST_F(NetperfCli, Seed000UdpRr) {
+  expect_rr(netperf({"-t", "UDP_RR", "-l", "1"}), "MIGRATED UDP REQUEST/RESPONSE TEST", "1", "1");
+}
+
+// Seed 001: fifty `netperf -H <server> -l 300 -t TCP_RR -- -r 38,38 &` at once.
+TEST_F(NetperfCli, Seed001FiftyConcurrentClients) {
+  std::vector<std::unique_ptr<Process>> clients;
+  for (int i = 0; i < 50; ++i)
+    clients.push_back(std::make_unique<Process>(
+        std::vector<std::string>{kNetperf, "-H", "127.0.0.1", "-p", server_->port(), "-l", "2",
+                                 "-t", "TCP_RR", "--", "-r", "38,38"}));
+  int reported = 0;
+  for (auto& c : clients) {
+    Outcome o = c->wait(120s);
+    RrRow row = expect_rr(o, "MIGRATED TCP REQUEST/RESPONSE TEST", "38", "38");
+    if (o.exit_code == 0 && row.rate > 0) ++reported;
+  }
+  EXPECT_EQ(reported, 50);
+}
+
+// ---- OMNI with output selectors (seed 000's latency commands) ---------------------
+
+const char* kSeedSelectors =
+    "THROUGHPUT, THROUGHPUT_UNITS, MIN_LATENCY,MAX_LATENCY, MEAN_LATENCY, REQUEST_SIZE, "
+    "RESPONSE_SIZE,STDDEV_LATENCY";
+
+// `netperf -H 192.168.51.7 -t omni -- -T tcp -d rr -r 64B,64B -O "THROUGHPUT, ..."`
+TEST_F(NetperfCli, Seed000OmniColumns) {
+  Outcome o = netperf({"-l", "1", "-t", "omni", "--", "-T", "tcp", "-d", "rr", "-r", "64B,64B",
+                       "-O", kSeedSelectors});
+  ASSERT_FALSE(o.timed_out);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  ASSERT_EQ(lines.size(), 6u) << o.out;
+  EXPECT_EQ(lines[0], std::string("OMNI Send|Recv TEST") + kBannerTail);
+  // The value line sets the widths of the first two columns; the rest come
+  // from their headers, as in netperf.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(
+      lines[5], m,
+      std::regex(R"((\d+\.\d\d) +Trans/s +(\d+) +(\d+) +(\d+\.\d\d) +64 {6}64 {7}(\d+\.\d\d) +)")))
+      << lines[5];
+  const size_t tput = std::max<size_t>(10, m[1].length() + 1) + 1;
+  const std::string pad(tput - 11, ' ');
+  EXPECT_EQ(lines[1], "Throughput " + pad +
+                          "Throughput Minimum      Maximum      Mean         Request Response "
+                          "Stddev       ");
+  EXPECT_EQ(lines[2], "           " + pad +
+                          "Units      Latency      Latency      Latency      Size    Size     "
+                          "Latency      ");
+  EXPECT_EQ(lines[3], "           " + pad +
+                          "           Microseconds Microseconds Microseconds Bytes   Bytes    "
+                          "Microseconds ");
+  EXPECT_EQ(lines[4], std::string(lines[1].size(), ' '));
+  EXPECT_EQ(lines[5].size(), lines[1].size());
+  EXPECT_GT(number(m[1]), 0);
+  EXPECT_LE(number(m[2]), number(m[4]));  // min <= mean <= max
+  EXPECT_LE(number(m[4]), number(m[3]));
+}
+
+// `netperf -H 192.168.51.7 -t omni -- -T tcp -d rr -r 64B,64B -k "THROUGHPUT, ..."`
+TEST_F(NetperfCli, Seed000OmniKeyval) {
+  Outcome o = netperf({"-l", "1", "-t", "omni", "--", "-T", "tcp", "-d", "rr", "-r", "64B,64B",
+                       "-k", kSeedSelectors});
+  ASSERT_FALSE(o.timed_out);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  ASSERT_EQ(lines.size(), 9u) << o.out;
+  EXPECT_EQ(lines[0], std::string("OMNI Send|Recv TEST") + kBannerTail);
+  const char* patterns[] = {R"(THROUGHPUT=(\d+\.\d\d))",   R"(THROUGHPUT_UNITS=Trans/s)",
+                            R"(MIN_LATENCY=(\d+))",        R"(MAX_LATENCY=(\d+))",
+                            R"(MEAN_LATENCY=(\d+\.\d\d))", R"(REQUEST_SIZE=64)",
+                            R"(RESPONSE_SIZE=64)",         R"(STDDEV_LATENCY=(\d+\.\d\d))"};
+  std::vector<double> v;
+  for (size_t i = 0; i < 8; ++i) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(lines[i + 1], m, std::regex(patterns[i]))) << lines[i + 1];
+    v.push_back(m.size() > 1 ? number(m[1]) : 0);
+  }
+  EXPECT_GT(v[0], 0);
+  EXPECT_LE(v[2], v[4]);
+  EXPECT_LE(v[4], v[3]);
+}
+
+// ---- Interim results, errors, help ----------------------------------------------
+
+TEST_F(NetperfCli, InterimResultsBeforeTheTable) {
+  Outcome o = netperf({"-l", "2", "-D", "0.5"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  size_t interim = 0;
+  for (const auto& l : lines)
+    if (std::regex_match(l, std::regex(R"(Interim result: +\d+\.\d\d 10\^6bits/s over \d+\.\d{3} )"
+                                       R"(seconds ending at \d+\.\d{3})")))
+      ++interim;
+  EXPECT_GE(interim, 2u) << o.out;
+  ASSERT_GT(lines.size(), interim + 1);
+  EXPECT_EQ(lines[interim + 1], "Recv   Send    Send                          ");
+}
+
+TEST_F(NetperfCli, InterimResultsAsKeyval) {
+  Outcome o = netperf({"-t", "TCP_RR", "-l", "2", "-D", "-0.5", "--", "-k", "THROUGHPUT"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex(R"(NETPERF_INTERIM_RESULT\[0\]=\d+\.\d\d
+NETPERF_UNITS\[0\]=Trans/s
+NETPERF_INTERVAL\[0\]=\d+\.\d{3}
+NETPERF_ENDING\[0\]=\d+\.\d{3}
+)"))) << o.out;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex(R"(\nTHROUGHPUT=\d+\.\d\d\n$)"))) << o.out;
+}
+
+TEST_F(NetperfCli, NoNetserver) {
+  Process p({kNetperf, "-H", "127.0.0.1", "-p", "1", "-l", "1"});
+  Outcome o = p.wait(30s);
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_NE(o.err.find("establish control: are you sure there is a netserver listening on "
+                       "127.0.0.1 at port 1?"),
+            std::string::npos)
+      << o.err;
+}
+
+TEST_F(NetperfCli, UsageErrorsNameTheOption) {
+  Outcome o = netperf({"-l", "soon"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(lines_of(o.err).size(), 1u);
+  EXPECT_EQ(o.err.rfind("netperf: -l soon: ", 0), 0u) << o.err;
+  o = netperf({"-t", "TCP_NOPE"});
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_NE(o.err.find("The test you requested (TCP_NOPE) is unknown to this netperf."),
+            std::string::npos);
+}
+
+TEST(NetperfCliHelp, HelpVersionAndSelectors) {
+  Outcome o = Process({kNetperf, "-h"}).wait(10s);
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_NE(o.out.find("Usage: netperf [global options] -- [test options]"), std::string::npos);
+  o = Process({kNetperf, "-V"}).wait(10s);
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_EQ(o.out.rfind("Netperf version 2.7.1", 0), 0u);
+  o = Process({kNetperf, "-t", "omni", "--", "-O", "?"}).wait(10s);
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_EQ(lines_of(o.out).size(), 175u);
+  o = Process({kNetserver, "-h"}).wait(10s);
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_NE(o.out.find("Usage: netserver [options]"), std::string::npos);
+  o = Process({kNetserver, "-x"}).wait(10s);
+  EXPECT_EQ(o.exit_code, 2);
+}
+
+// ---- netserver -------------------------------------------------------------------
+
+// Seed 000 shows `netserver` starting; seed 001 runs `./netserver`, which
+// detaches. Start one the same way (on a free port), test against it, stop it.
+pid_t find_daemon(const std::string& port) {
+  DIR* proc = ::opendir("/proc");
+  if (!proc) return -1;
+  pid_t found = -1;
+  while (dirent* e = ::readdir(proc)) {
+    pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
+    if (pid <= 0) continue;
+    std::ifstream f(std::string("/proc/") + e->d_name + "/cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const std::string want = kNetserver + '\0' + "-p" + '\0' + port + '\0';
+    if (cmd.rfind(want, 0) == 0) found = pid;
+  }
+  ::closedir(proc);
+  return found;
+}
+
+TEST(NetserverCli, DetachesLikeNetserver) {
+  // A port nothing uses: bind to 0 with a throwaway foreground server first.
+  std::string port;
+  {
+    Netserver probe;
+    port = probe.port();
+  }
+  ASSERT_FALSE(port.empty());
+  Outcome started = Process({kNetserver, "-p", port, "-L", "127.0.0.1"}).wait(10s);
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  EXPECT_EQ(started.out,
+            "Starting netserver with host '127.0.0.1' port '" + port + "' and family AF_UNSPEC\n");
+  pid_t daemon = -1;
+  for (int i = 0; i < 50 && daemon < 0; ++i) {
+    daemon = find_daemon(port);
+    if (daemon < 0) std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_GT(daemon, 0) << "the detached netserver is not running";
+  Outcome o = Process({kNetperf, "-H", "127.0.0.1", "-p", port, "-l", "1"}).wait(60s);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(lines_of(o.out).size(), 7u) << o.out;
+  ::kill(daemon, SIGTERM);
+  for (int i = 0; i < 50 && ::kill(daemon, 0) == 0; ++i) std::this_thread::sleep_for(100ms);
+  EXPECT_NE(::kill(daemon, 0), 0) << "netserver did not stop on SIGTERM";
+}
+
+TEST(NetserverCli, StartLines) {
+  Netserver server;
+  EXPECT_FALSE(server.port().empty()) << server.start_line();
+  Process p({kNetserver, "-D", "-p", "0", "-L", "127.0.0.1", "-4"});
+  auto line = p.read_line(10s);
+  ASSERT_TRUE(line);
+  EXPECT_TRUE(std::regex_match(
+      *line,
+      std::regex(R"(Starting netserver with host '127\.0\.0\.1' port '\d+' and family AF_INET)")))
+      << *line;
+}
+
+TEST(NetserverCli, BusyPortIsReported) {
+  Netserver first;
+  ASSERT_FALSE(first.port().empty());
+  Outcome o = Process({kNetserver, "-D", "-p", first.port(), "-L", "127.0.0.1"}).wait(10s);
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_EQ(o.out, "");
+  EXPECT_EQ(o.err.rfind("Unable to start netserver with  '127.0.0.1' port '" + first.port() +
+                            "' and family AF_UNSPEC\n",
+                        0),
+            0u)
+      << o.err;
+}
+
+}  // namespace
+}  // namespace flowperf::testing
