@@ -34,7 +34,7 @@ struct ClientArgs {
   std::string count, send_size, recv_size, local_buf, remote_buf, rate, rr = "1,1", unit = "a";
   uint32_t streams = 1, threads = 0;
   double interval = 0;
-  bool nodelay = false, json = false, v4 = false, v6 = false;
+  bool nodelay = false, json = false, v4 = false, v6 = false, cpu = false;
   uint32_t udp_rr_min_timeout_us = 50;
 };
 
@@ -137,6 +137,7 @@ int run_client(const ClientArgs& a) {
   if (!unit)
     throw usage_error("-f " + a.unit + ": unknown unit; use k, m, g (bits) or K, M, G (bytes)");
   text.unit = *unit;
+  text.cpu = a.cpu;
 
   std::unique_ptr<Embedded> embedded;
   session::ClientOptions o;
@@ -326,6 +327,8 @@ int native_main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("-D,--nodelay", c.nodelay, "set TCP_NODELAY on data connections");
   app.add_flag("--json", c.json, "print one JSON document (see docs/json.md)");
+  app.add_flag("--cpu", c.cpu,
+               "show CPU utilization and service demand of both ends (JSON always has them)");
   app.add_flag("-4", c.v4, "IPv4 only");
   app.add_flag("-6", c.v6, "IPv6 only");
   app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,

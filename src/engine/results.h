@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "measure/cpu_meter.h"
 #include "measure/histogram.h"
 
 namespace flowperf::engine {
@@ -36,7 +37,8 @@ struct SideResult {
   unsigned threads = 0;
   int sndbuf = 0, rcvbuf = 0;  // socket buffers in effect on this side's data sockets
   std::vector<FlowResult> flows;
-  measure::Histogram latency;  // all flows merged
+  measure::Histogram latency;            // all flows merged
+  std::optional<measure::CpuUsage> cpu;  // over the measured interval, when measured
 
   // Sums over flows.
   FlowResult total() const;

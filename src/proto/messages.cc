@@ -22,7 +22,8 @@ T field(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end()) throw ProtocolError(std::string("message lacks field '") + key + "'");
   if constexpr (std::is_same_v<T, std::vector<uint16_t>>) {
-    if (!it->is_array()) throw ProtocolError(std::string("message field '") + key + "' is not a list");
+    if (!it->is_array())
+      throw ProtocolError(std::string("message field '") + key + "' is not a list");
     T out;
     for (const auto& e : *it) {
       auto v = core::checked_get<uint16_t>(e);
@@ -128,12 +129,51 @@ measure::Histogram histogram_from_json(const json& j) {
   }
 }
 
+json cpu_to_json(const measure::CpuUsage& c) {
+  return {{"util", c.util},
+          {"user", c.user},
+          {"system", c.system},
+          {"iowait", c.iowait},
+          {"irq", c.irq},
+          {"softirq", c.softirq},
+          {"peak_cpu", c.peak_cpu},
+          {"peak_util", c.peak_util},
+          {"num_cpus", c.num_cpus},
+          {"process_user_s", c.process_user_s},
+          {"process_system_s", c.process_system_s},
+          {"elapsed_s", c.elapsed_s},
+          {"method", c.method}};
+}
+
+measure::CpuUsage cpu_from_json(const json& j) {
+  if (!j.is_object()) throw ProtocolError("cpu is not an object");
+  measure::CpuUsage c;
+  c.util = field<double>(j, "util");
+  c.user = field<double>(j, "user");
+  c.system = field<double>(j, "system");
+  c.iowait = field<double>(j, "iowait");
+  c.irq = field<double>(j, "irq");
+  c.softirq = field<double>(j, "softirq");
+  c.peak_cpu = field<int>(j, "peak_cpu");
+  c.peak_util = field<double>(j, "peak_util");
+  c.num_cpus = field<unsigned>(j, "num_cpus");
+  c.process_user_s = field<double>(j, "process_user_s");
+  c.process_system_s = field<double>(j, "process_system_s");
+  c.elapsed_s = field<double>(j, "elapsed_s");
+  c.method = field<std::string>(j, "method");
+  return c;
+}
+
 json side_to_json(const engine::SideResult& s) {
   json flows = json::array();
   for (const auto& f : s.flows) flows.push_back(flow_to_json(f));
-  return {{"elapsed_s", s.elapsed_s}, {"threads", s.threads},
-          {"sndbuf", s.sndbuf},       {"rcvbuf", s.rcvbuf},
-          {"flows", flows},           {"latency", histogram_to_json(s.latency)}};
+  return {{"elapsed_s", s.elapsed_s},
+          {"threads", s.threads},
+          {"sndbuf", s.sndbuf},
+          {"rcvbuf", s.rcvbuf},
+          {"flows", flows},
+          {"latency", histogram_to_json(s.latency)},
+          {"cpu", s.cpu ? cpu_to_json(*s.cpu) : json(nullptr)}};
 }
 
 engine::SideResult side_from_json(const json& j) {
@@ -150,6 +190,7 @@ engine::SideResult side_from_json(const json& j) {
     s.flows.push_back(flow_from_json(f));
   }
   s.latency = histogram_from_json(field<json>(j, "latency"));
+  if (auto it = j.find("cpu"); it != j.end() && !it->is_null()) s.cpu = cpu_from_json(*it);
   return s;
 }
 

@@ -86,6 +86,8 @@ const char* message_name(const Message& m);
 nlohmann::json histogram_to_json(const measure::Histogram& h);
 measure::Histogram histogram_from_json(const nlohmann::json& j);
 nlohmann::json side_to_json(const engine::SideResult& s);
+nlohmann::json cpu_to_json(const measure::CpuUsage& c);
+measure::CpuUsage cpu_from_json(const nlohmann::json& j);
 engine::SideResult side_from_json(const nlohmann::json& j);
 
 }  // namespace flowperf::proto

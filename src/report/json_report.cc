@@ -98,6 +98,9 @@ json result_json(const session::TestResult& r) {
   if (!r.error.empty()) errors.push_back(r.error);
   json total = stream_json(sum.total, sum);
   total["receiver_counted"] = sum.receiver_counted;
+  total["service_demand"] = {{"units", sum.sd_units},
+                             {"local", sum.local_sd ? num(*sum.local_sd) : json(nullptr)},
+                             {"remote", sum.remote_sd ? num(*sum.remote_sd) : json(nullptr)}};
   return {
       {"schema_version", kJsonSchemaVersion},
       {"tool", {{"name", "flowperf"}, {"version", kVersion}}},

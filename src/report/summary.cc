@@ -111,6 +111,14 @@ Summary summarize(const session::TestResult& r) {
                                           static_cast<double>(t.datagrams_sent)
                                     : 0;
   if (!sum.stream_family && r.local_side.latency.count() > 0) t.latency = r.local_side.latency;
+
+  const double work = sum.stream_family ? static_cast<double>(t.bytes_received)
+                                        : static_cast<double>(t.transactions);
+  const double divisor = sum.stream_family ? 1024.0 : 1.0;
+  sum.sd_units = sum.stream_family ? "us/KB" : "us/Tr";
+  if (r.local_side.cpu) sum.local_sd = measure::service_demand_us(*r.local_side.cpu, work, divisor);
+  if (r.have_remote && r.remote_side.cpu)
+    sum.remote_sd = measure::service_demand_us(*r.remote_side.cpu, work, divisor);
   return sum;
 }
 

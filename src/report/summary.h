@@ -37,6 +37,11 @@ struct StreamSummary {
 struct Summary {
   std::vector<StreamSummary> streams;
   StreamSummary total;
+  // netperf's service demand: CPU microseconds per KB (1024 bytes)
+  // delivered, or per transaction; absent where that side's CPU was not
+  // measured.
+  std::optional<double> local_sd, remote_sd;
+  const char* sd_units = "us/KB";
   bool receiver_counted = true;
   bool stream_family = true;
   bool udp = false;

@@ -127,6 +127,21 @@ std::string text_result(const session::TestResult& r, const TextOptions& o) {
       out += fmt::format("; timed out {}, late answers {}", sum.total.timeouts, sum.total.late);
     out += "\n";
   }
+  if (o.cpu) {
+    auto side = [](const char* name, const std::optional<measure::CpuUsage>& c,
+                   const std::optional<double>& sd, const char* units) {
+      if (!c) return fmt::format("  cpu {}: not measured\n", name);
+      return fmt::format(
+          "  cpu {}: {:.1f}% of {} CPUs (user {:.1f}, system {:.1f}, irq {:.1f}, softirq {:.1f}, "
+          "iowait {:.1f}); busiest cpu{} {:.1f}%; this process {:.2f} s user, {:.2f} s system; "
+          "service demand {:.3f} {}\n",
+          name, c->util, c->num_cpus, c->user, c->system, c->irq, c->softirq, c->iowait,
+          c->peak_cpu, c->peak_util, c->process_user_s, c->process_system_s, sd.value_or(0), units);
+    };
+    out += side("local", r.local_side.cpu, sum.local_sd, sum.sd_units);
+    out += side("remote", r.have_remote ? r.remote_side.cpu : std::nullopt, sum.remote_sd,
+                sum.sd_units);
+  }
   if (r.interrupted) out += "  interrupted: the results cover the time until Ctrl-C\n";
   if (!r.error.empty()) out += "  error: " + r.error + "\n";
   return out;

@@ -13,6 +13,7 @@ namespace flowperf::report {
 struct TextOptions {
   core::RateUnit unit = core::RateUnit::Auto;  // -f
   bool per_stream = true;                      // rows per stream when there are several
+  bool cpu = false;                            // --cpu: utilization and service demand
 };
 
 std::string text_header(const session::TestResult& r);

@@ -10,6 +10,7 @@
 #include "core/version.h"
 #include "engine/test_plan.h"
 #include "engine/worker.h"
+#include "measure/cpu_meter.h"
 #include "net/sys.h"
 #include "proto/framing.h"
 #include "session/data_plane.h"
@@ -143,6 +144,7 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   control.send(proto::Start{});
   control.expect<proto::Started>(60);
   const Clock::time_point t0 = side.go();
+  const measure::CpuSnapshot cpu0 = measure::take_cpu_snapshot();
   if (o.on_started) o.on_started(result);
 
   // 5. Run until the time is up, every flow met its count, or the user
@@ -180,11 +182,15 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   //    server drains only after the last request or datagram is out; when the
   //    server sends, it must hear Stop before our receivers can see its EOF.
   const bool server_sends = spec.test == spec::TestKind::kTcpMaerts;
+  measure::CpuSnapshot cpu_end;
+  Clock::time_point cpu_end_t{};
   try {
     if (server_sends) control.send(proto::Stop{});
     side.set_phase(engine::Phase::kDrain);
     if (!side.wait_finished(after(result.interrupted ? 2 : 10)))
       side.set_phase(engine::Phase::kAbort);
+    cpu_end = measure::take_cpu_snapshot();
+    cpu_end_t = Clock::now();
     if (!server_sends) control.send(proto::Stop{});
     side.join();
     if (spec.interval_s > 0 && !result.interrupted) {
@@ -203,6 +209,12 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
     result.error = e.what();
   }
   result.local_side = engine::collect(side);
+  if (cpu_end_t == Clock::time_point{}) {
+    cpu_end = measure::take_cpu_snapshot();
+    cpu_end_t = Clock::now();
+  }
+  result.local_side.cpu =
+      measure::cpu_between(cpu0, cpu_end, std::chrono::duration<double>(cpu_end_t - t0).count());
   result.local_side.sndbuf = sndbuf;
   result.local_side.rcvbuf = rcvbuf;
   if (result.error.empty()) {

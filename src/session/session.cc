@@ -14,6 +14,7 @@
 #include "engine/results.h"
 #include "engine/test_plan.h"
 #include "engine/worker.h"
+#include "measure/cpu_meter.h"
 #include "net/socket.h"
 #include "net/sys.h"
 #include "proto/framing.h"
@@ -169,7 +170,8 @@ class Session {
 
     engine::Side side(engine::server_flows(spec_, std::move(sockets), crr_listeners), threads);
     side.launch();
-    side.go();
+    const auto t0 = side.go();
+    const measure::CpuSnapshot cpu0 = measure::take_cpu_snapshot();
     send(proto::Started{});
 
     // Run until the client says stop, the client vanishes, the server's own
@@ -202,8 +204,11 @@ class Session {
     }
     side.set_phase(engine::Phase::kDrain);
     if (!side.wait_finished(after(10))) side.set_phase(engine::Phase::kAbort);
+    const measure::CpuSnapshot cpu1 = measure::take_cpu_snapshot();
+    const double cpu_s = std::chrono::duration<double>(Clock::now() - t0).count();
     side.join();
     engine::SideResult r = engine::collect(side);
+    r.cpu = measure::cpu_between(cpu0, cpu1, cpu_s);
     r.sndbuf = plane.sndbuf;
     r.rcvbuf = plane.rcvbuf;
     send(proto::Results{r});

@@ -215,6 +215,25 @@ TEST_F(E2E, JsonDocumentHasTheDocumentedKeys) {
   EXPECT_FALSE(j["interrupted"].get<bool>());
 }
 
+TEST_F(E2E, CpuUtilizationAndServiceDemandFromBothEnds) {
+  json j = run_json({"-t", "TCP_RR", "-l", "1"});
+  for (const char* side : {"local", "remote"}) {
+    const json& c = j[side]["cpu"];
+    ASSERT_TRUE(c.is_object()) << side;
+    EXPECT_GT(c["util"].get<double>(), 0) << side;
+    EXPECT_LE(c["util"].get<double>(), 100) << side;
+    EXPECT_GE(c["peak_util"].get<double>(), c["util"].get<double>() - 1e-9) << side;
+    EXPECT_EQ(c["method"], "S");
+  }
+  const json& sd = j["total"]["service_demand"];
+  EXPECT_EQ(sd["units"], "us/Tr");
+  EXPECT_GT(sd["local"].get<double>(), 0);
+  EXPECT_GT(sd["remote"].get<double>(), 0);
+  Outcome o = client({"-t", "TCP_STREAM", "-l", "0.5", "--cpu"});
+  EXPECT_NE(o.out.find("cpu local:"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("us/KB"), std::string::npos) << o.out;
+}
+
 TEST_F(E2E, TextOutputShowsBothSidesCounts) {
   Outcome o = client({"-t", "TCP_RR", "-l", "0.5"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
