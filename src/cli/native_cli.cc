@@ -36,6 +36,7 @@ struct ClientArgs {
   double interval = 0;
   bool nodelay = false, json = false, v4 = false, v6 = false, cpu = false;
   uint32_t udp_rr_min_timeout_us = 50;
+  std::string cc;
 };
 
 uint32_t size_arg(const std::string& opt, const std::string& text) {
@@ -76,6 +77,7 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.interval_s = a.interval;
   s.nodelay = a.nodelay;
   s.udp_rr_min_timeout_us = a.udp_rr_min_timeout_us;
+  s.congestion_control = a.cc;
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
   s.ip_family = a.v4 ? spec::IpFamily::kV4 : a.v6 ? spec::IpFamily::kV6 : spec::IpFamily::kAny;
   if (!a.count.empty()) {
@@ -326,6 +328,7 @@ int native_main(int argc, char** argv) {
   app.add_option("-f,--format", c.unit, "rate unit: k/m/g bits, K/M/G bytes, a for auto")
       ->capture_default_str();
   app.add_flag("-D,--nodelay", c.nodelay, "set TCP_NODELAY on data connections");
+  app.add_option("-K,--cc", c.cc, "TCP congestion control on both ends (e.g. cubic, bbr)");
   app.add_flag("--json", c.json, "print one JSON document (see docs/json.md)");
   app.add_flag("--cpu", c.cpu,
                "show CPU utilization and service demand of both ends (JSON always has them)");

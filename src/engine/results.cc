@@ -4,6 +4,7 @@
 
 #include "engine/stream_flows.h"
 #include "engine/worker.h"
+#include "net/socket.h"
 
 namespace flowperf::engine {
 namespace {
@@ -77,6 +78,11 @@ SideResult collect(const Side& side) {
     fr.finished = done && f.error.empty() && side.phase() != Phase::kAbort;
     fr.error = f.error;
     if (const auto* h = side.flow_histogram(i); h && h->count() > 0) fr.latency = *h;
+    fr.tcp = net::read_tcp_info(f.initial_fd());
+    if (i == 0 && f.initial_fd() >= 0) {
+      r.sndbuf_end = net::get_sndbuf(f.initial_fd());
+      r.rcvbuf_end = net::get_rcvbuf(f.initial_fd());
+    }
     r.flows.push_back(std::move(fr));
   }
   r.elapsed_s = seconds(last - side.start_time());

@@ -11,6 +11,7 @@
 
 #include "measure/cpu_meter.h"
 #include "measure/histogram.h"
+#include "net/tcp_info.h"
 
 namespace flowperf::engine {
 
@@ -30,12 +31,14 @@ struct FlowResult {
   bool finished = true;  // false: aborted before it finished cleanly
   std::string error;
   std::optional<measure::Histogram> latency;  // RR flows with their own histogram
+  std::optional<net::TcpInfo> tcp;            // TCP flows: the kernel's view at the end
 };
 
 struct SideResult {
   double elapsed_s = 0;  // start to the last flow's end
   unsigned threads = 0;
-  int sndbuf = 0, rcvbuf = 0;  // socket buffers in effect on this side's data sockets
+  int sndbuf = 0, rcvbuf = 0;          // socket buffers in effect on this side's data sockets
+  int sndbuf_end = 0, rcvbuf_end = 0;  // the same at the end (autotuning grows them)
   std::vector<FlowResult> flows;
   measure::Histogram latency;            // all flows merged
   std::optional<measure::CpuUsage> cpu;  // over the measured interval, when measured

@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include "core/error.h"
@@ -145,6 +146,22 @@ void set_nonblocking(int fd, bool on) {
 bool set_nodelay(int fd, bool on) {
   int v = on ? 1 : 0;
   return ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, sizeof v) == 0;
+}
+
+void set_congestion_control(int fd, const std::string& name) {
+  if (::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name.data(),
+                   static_cast<socklen_t>(name.size())) == 0)
+    return;
+  int err = errno;
+  std::string available;
+  if (FILE* f = std::fopen("/proc/sys/net/ipv4/tcp_available_congestion_control", "r")) {
+    char buf[256] = {};
+    if (std::fgets(buf, sizeof buf, f)) available = buf;
+    std::fclose(f);
+    while (!available.empty() && available.back() == '\n') available.pop_back();
+  }
+  throw runtime_error("cannot use congestion control '" + name + "': " + sys::errno_text(err) +
+                      (available.empty() ? "" : " (this kernel has: " + available + ")"));
 }
 
 bool set_buffers(int fd, int sndbuf, int rcvbuf) {

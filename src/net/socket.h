@@ -47,6 +47,9 @@ Address peer_address(int fd);
 
 void set_nonblocking(int fd, bool on);
 bool set_nodelay(int fd, bool on);
+// Sets TCP_CONGESTION; throws a runtime Error naming the algorithms the
+// kernel has when it refuses.
+void set_congestion_control(int fd, const std::string& name);
 // Sets SO_SNDBUF/SO_RCVBUF when the request is > 0; returns false on failure.
 bool set_buffers(int fd, int sndbuf, int rcvbuf);
 int get_sndbuf(int fd);

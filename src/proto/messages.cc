@@ -45,6 +45,35 @@ T field_or(const json& j, const char* key, T fallback) {
   return j.contains(key) ? field<T>(j, key) : fallback;
 }
 
+json tcp_info_to_json(const net::TcpInfo& t) {
+  return {{"total_retrans", t.total_retrans},
+          {"rtt_us", t.rtt_us},
+          {"rttvar_us", t.rttvar_us},
+          {"snd_cwnd", t.snd_cwnd},
+          {"snd_mss", t.snd_mss},
+          {"rcv_mss", t.rcv_mss},
+          {"pmtu", t.pmtu},
+          {"pacing_rate_bps", t.pacing_rate_bps},
+          {"delivery_rate_bps", t.delivery_rate_bps},
+          {"congestion_control", t.congestion_control}};
+}
+
+net::TcpInfo tcp_info_from_json(const json& j) {
+  if (!j.is_object()) throw ProtocolError("tcp_info is not an object");
+  net::TcpInfo t;
+  t.total_retrans = field<uint32_t>(j, "total_retrans");
+  t.rtt_us = field<uint32_t>(j, "rtt_us");
+  t.rttvar_us = field<uint32_t>(j, "rttvar_us");
+  t.snd_cwnd = field<uint32_t>(j, "snd_cwnd");
+  t.snd_mss = field<uint32_t>(j, "snd_mss");
+  t.rcv_mss = field<uint32_t>(j, "rcv_mss");
+  t.pmtu = field<uint32_t>(j, "pmtu");
+  t.pacing_rate_bps = field<uint64_t>(j, "pacing_rate_bps");
+  t.delivery_rate_bps = field<uint64_t>(j, "delivery_rate_bps");
+  t.congestion_control = field<std::string>(j, "congestion_control");
+  return t;
+}
+
 json flow_to_json(const engine::FlowResult& f) {
   json j = {{"index", f.index},
             {"elapsed_s", f.elapsed_s},
@@ -65,6 +94,7 @@ json flow_to_json(const engine::FlowResult& f) {
             {"finished", f.finished},
             {"error", f.error}};
   if (f.latency) j["latency"] = histogram_to_json(*f.latency);
+  if (f.tcp) j["tcp_info"] = tcp_info_to_json(*f.tcp);
   return j;
 }
 
@@ -89,6 +119,7 @@ engine::FlowResult flow_from_json(const json& j) {
   f.finished = field<bool>(j, "finished");
   f.error = field<std::string>(j, "error");
   if (j.contains("latency")) f.latency = histogram_from_json(j.at("latency"));
+  if (j.contains("tcp_info")) f.tcp = tcp_info_from_json(j.at("tcp_info"));
   return f;
 }
 
@@ -171,6 +202,8 @@ json side_to_json(const engine::SideResult& s) {
           {"threads", s.threads},
           {"sndbuf", s.sndbuf},
           {"rcvbuf", s.rcvbuf},
+          {"sndbuf_end", s.sndbuf_end},
+          {"rcvbuf_end", s.rcvbuf_end},
           {"flows", flows},
           {"latency", histogram_to_json(s.latency)},
           {"cpu", s.cpu ? cpu_to_json(*s.cpu) : json(nullptr)}};
@@ -183,6 +216,8 @@ engine::SideResult side_from_json(const json& j) {
   s.threads = field<unsigned>(j, "threads");
   s.sndbuf = field<int>(j, "sndbuf");
   s.rcvbuf = field<int>(j, "rcvbuf");
+  s.sndbuf_end = field_or<int>(j, "sndbuf_end", 0);
+  s.rcvbuf_end = field_or<int>(j, "rcvbuf_end", 0);
   auto flows = field<json>(j, "flows");
   if (!flows.is_array()) throw ProtocolError("results flows is not an array");
   for (const auto& f : flows) {

@@ -112,6 +112,15 @@ Summary summarize(const session::TestResult& r) {
                                     : 0;
   if (!sum.stream_family && r.local_side.latency.count() > 0) t.latency = r.local_side.latency;
 
+  auto retrans = [](const engine::SideResult& side) -> std::optional<uint64_t> {
+    std::optional<uint64_t> n;
+    for (const auto& f : side.flows)
+      if (f.tcp) n = n.value_or(0) + f.tcp->total_retrans;
+    return n;
+  };
+  sum.local_retrans = retrans(r.local_side);
+  if (r.have_remote) sum.remote_retrans = retrans(r.remote_side);
+
   const double work = sum.stream_family ? static_cast<double>(t.bytes_received)
                                         : static_cast<double>(t.transactions);
   const double divisor = sum.stream_family ? 1024.0 : 1.0;

@@ -42,6 +42,9 @@ struct Summary {
   // measured.
   std::optional<double> local_sd, remote_sd;
   const char* sd_units = "us/KB";
+  // TCP tests: retransmitted segments summed over each side's connections
+  // (from TCP_INFO at the end), absent where not read.
+  std::optional<uint64_t> local_retrans, remote_retrans;
   bool receiver_counted = true;
   bool stream_family = true;
   bool udp = false;

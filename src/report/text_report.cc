@@ -127,6 +127,20 @@ std::string text_result(const session::TestResult& r, const TextOptions& o) {
       out += fmt::format("; timed out {}, late answers {}", sum.total.timeouts, sum.total.late);
     out += "\n";
   }
+  if (sum.local_retrans || sum.remote_retrans) {
+    auto n = [](const std::optional<uint64_t>& v) {
+      return v ? std::to_string(*v) : std::string("(unknown)");
+    };
+    out += fmt::format("  tcp: retransmitted segments client {}, server {}", n(sum.local_retrans),
+                       n(sum.remote_retrans));
+    const auto& flows = r.local_side.flows;
+    if (!flows.empty() && flows.front().tcp) {
+      const auto& t = *flows.front().tcp;
+      out += fmt::format("; stream 0: rtt {} us (var {}), cwnd {}, mss {}, {}", t.rtt_us,
+                         t.rttvar_us, t.snd_cwnd, t.snd_mss, t.congestion_control);
+    }
+    out += "\n";
+  }
   if (o.cpu) {
     auto side = [](const char* name, const std::optional<measure::CpuUsage>& c,
                    const std::optional<double>& sd, const char* units) {

@@ -63,6 +63,8 @@ ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& l
     // Accepted sockets inherit these; the window must be set before listen().
     net::set_buffers(fd.get(), sndbuf, rcvbuf);
     if (s.nodelay) net::set_nodelay(fd.get(), true);
+    // Accepted connections inherit the listener's congestion control.
+    if (!s.congestion_control.empty()) net::set_congestion_control(fd.get(), s.congestion_control);
     bind_or_throw(fd.get(), addr);
     if (::listen(fd.get(), 4096) < 0)
       throw runtime_error("cannot listen on a data socket: " + net::sys::errno_text(errno));
@@ -145,6 +147,7 @@ std::vector<net::Fd> open_client_sockets(const spec::TestSpec& s, const net::Add
                           a.to_string() + ": " + net::sys::errno_text(err) +
                           (err == EMFILE ? " — raise the open-file limit (ulimit -n)" : ""));
     if (s.nodelay) net::set_nodelay(fd.get(), true);
+    if (!s.congestion_control.empty()) net::set_congestion_control(fd.get(), s.congestion_control);
     uint8_t greeting[kGreetingBytes];
     std::memcpy(greeting, &ok.cookie, 8);
     std::memcpy(greeting + 8, &i, 4);

@@ -44,6 +44,7 @@ nlohmann::json to_json(const TestSpec& s) {
       {"threads", s.threads},
       {"interval_s", s.interval_s},
       {"udp_rr_min_timeout_us", s.udp_rr_min_timeout_us},
+      {"congestion_control", s.congestion_control},
   };
 }
 
@@ -81,6 +82,7 @@ TestSpec spec_from_json(const nlohmann::json& j) {
   read(j, "threads", s.threads);
   read(j, "interval_s", s.interval_s);
   read(j, "udp_rr_min_timeout_us", s.udp_rr_min_timeout_us);
+  read(j, "congestion_control", s.congestion_control);
   return s;
 }
 

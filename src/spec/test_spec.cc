@@ -74,6 +74,17 @@ std::vector<std::string> validate(const TestSpec& s) {
   if (s.interval_s < 0 || (s.interval_s > 0 && s.interval_s < 0.01) || !std::isfinite(s.interval_s))
     add(fmt::format("-i {}: the report interval must be 0 (off) or at least 0.01 seconds",
                     s.interval_s));
+  if (!s.congestion_control.empty()) {
+    bool ok = s.congestion_control.size() < 16;
+    for (char c : s.congestion_control)
+      ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+    if (!ok)
+      problems.push_back("--cc " + s.congestion_control +
+                         ": not a congestion control name (letters, digits, _ and -, at most 15)");
+    if (udp)
+      problems.push_back("--cc: congestion control applies to TCP tests, not " +
+                         std::string(t.name));
+  }
   if (s.rate_bps && !(udp && stream))
     add(fmt::format("-b: a target bitrate applies to UDP_STREAM only, not {}", t.name));
 

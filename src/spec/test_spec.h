@@ -66,6 +66,10 @@ struct TestSpec {
   // itself follows the measured round trip).
   uint32_t udp_rr_min_timeout_us = 50;
 
+  // TCP congestion control for the data connections of both ends (-K,
+  // --cc); empty: the system default.
+  std::string congestion_control;
+
   uint32_t effective_send_size() const;
   uint32_t effective_recv_size() const;
   // Bytes the server sends per call (MAERTS) or expects (STREAM).

@@ -234,6 +234,22 @@ TEST_F(E2E, CpuUtilizationAndServiceDemandFromBothEnds) {
   EXPECT_NE(o.out.find("us/KB"), std::string::npos) << o.out;
 }
 
+TEST_F(E2E, TcpInfoFromBothEndsAndCongestionControlChoice) {
+  json j = run_json({"-t", "TCP_STREAM", "-l", "0.5", "--cc", "reno"});
+  for (const char* side : {"local", "remote"}) {
+    const json& t = j[side]["flows"][0]["tcp_info"];
+    ASSERT_TRUE(t.is_object()) << side;
+    EXPECT_EQ(t["congestion_control"], "reno") << side;
+    EXPECT_GT(t["snd_mss"].get<uint32_t>(), 0u) << side;
+    EXPECT_GE(t["total_retrans"].get<uint32_t>(), 0u);
+    EXPECT_GT(j[side]["rcvbuf_end"].get<int>(), 0) << side;
+  }
+  Outcome bad = client({"-t", "TCP_STREAM", "-l", "0.5", "--cc", "nosuchcc"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("cannot use congestion control 'nosuchcc'"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("this kernel has:"), std::string::npos) << bad.err;
+}
+
 TEST_F(E2E, TextOutputShowsBothSidesCounts) {
   Outcome o = client({"-t", "TCP_RR", "-l", "0.5"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
