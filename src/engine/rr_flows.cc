@@ -509,7 +509,7 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       if (static_cast<uint32_t>(n) >= seq_bytes_) std::memcpy(&got, in_.get(), seq_bytes_);
       uint64_t want = 0;
       std::memcpy(&want, &seq_, seq_bytes_);
-      if (got != want) {
+      if (match_sequence && got != want) {
         counters.late.add(1);  // the answer to a request we gave up on
         continue;
       }
@@ -561,6 +561,7 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     socklen_t fromlen = sizeof from;
     ssize_t n = ::recvfrom(fd, in_.get(), std::max<uint32_t>(req_, 65536), 0,
                            reinterpret_cast<sockaddr*>(&from), &fromlen);
+    if (n == 0 && end_on_empty) return finished();
     if (n >= 0) {
       last_rx_ = Clock::now();
       counters.bytes_recv.add(static_cast<uint64_t>(n));

@@ -125,6 +125,9 @@ class UdpRrClientFlow final : public Flow {
   bool can_block() const noexcept override { return false; }
   // The timeout in force now (for reports and tests).
   std::chrono::nanoseconds timeout() const noexcept;
+  // false: any response answers the request in flight (netserver does not
+  // echo the sequence number, so it cannot be checked). Default true.
+  bool match_sequence = true;
 
  private:
   void on_rtt(int64_t rtt_ns) noexcept;
@@ -146,6 +149,9 @@ class UdpRrServerFlow final : public Flow {
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
   bool can_block() const noexcept override { return false; }
+  // netperf's end-of-test mark: a zero-length datagram ends the flow
+  // unanswered. Off by default: an empty request is then answered.
+  bool end_on_empty = false;
 
  private:
   net::Fd fd_;

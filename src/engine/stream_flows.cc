@@ -165,6 +165,7 @@ Wait UdpRecvFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
     ssize_t n = ::recv(fd, buf_.get(), size_, 0);
+    if (n == 0 && end_on_empty) return finished();
     if (n >= 0) {
       Clock::time_point t = Clock::now();
       last_rx_ = t;

@@ -73,6 +73,9 @@ class UdpRecvFlow final : public Flow {
   int initial_fd() const noexcept override { return fd_.get(); }
   bool can_block() const noexcept override { return false; }
   const measure::SeqTracker& tracker() const { return tracker_; }
+  // netperf's end-of-test mark: a zero-length datagram ends the flow (it is
+  // not counted). Off by default: an empty datagram is then just counted.
+  bool end_on_empty = false;
   // Drain ends after this much silence once the sender has stopped.
   static constexpr std::chrono::milliseconds kQuiet{50};
   static constexpr std::chrono::milliseconds kMaxDrain{1000};

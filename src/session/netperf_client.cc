@@ -1,18 +1,485 @@
-// Interim: until the netperf wire client is built, run_netperf_test speaks
-// flowperf's own protocol, so the netperf personality works against
-// flowperf servers (and not yet against a real netserver).
+// run_netperf_test: one test over netperf 2.7's control protocol
+// (proto/netperf_wire.h), against a real netserver or flowperf's server.
+// The steps are netperf's own:
+//
+//   connect control ─► DO_OMNI request ─► setup response (data port, sizes)
+//   ─► data connection / socket ─► run the local flows ─► end the test as
+//   netperf does (TCP: half-close, read to EOF; UDP: three zero-length
+//   datagrams) ─► read the results netserver sends unasked.
+//
+// The local side runs on the same engine flows as the native client; the
+// remote side comes back as one FlowResult built from the results message.
 #include "session/netperf_client.h"
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+#include "core/error.h"
+#include "engine/results.h"
+#include "engine/rr_flows.h"
+#include "engine/test_plan.h"
+#include "engine/worker.h"
+#include "net/sys.h"
+#include "proto/netperf_wire.h"
+
 namespace flowperf::session {
+namespace {
+
+namespace np = proto::netperf;
+using Clock = std::chrono::steady_clock;
+using spec::TestKind;
+using namespace std::chrono_literals;
+
+Clock::time_point after(double seconds) {
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+bool interrupted(const NetperfClientOptions& o) { return o.interrupt && o.interrupt->load(); }
+
+// netperf waits this long for each response.
+constexpr double kResponseTimeoutS = 120;
+
+// The socket buffer sizes a new socket has, before Linux grows them on
+// connect: what netperf reports.
+struct Buffers {
+  int sndbuf = 0, rcvbuf = 0;
+};
+
+// A socket of `type` to `to`, bound to `from` when given (netperf -L). TCP
+// sockets are connected before the deadline; UDP sockets are only bound
+// (netperf names its UDP port in the request before it connects).
+net::Fd open_socket(const net::Address& to, const net::Address* from, int type, int sndbuf,
+                    int rcvbuf, Clock::time_point deadline, int* err, Buffers* buffers = nullptr) {
+  net::Fd fd(::socket(to.family(), type | SOCK_CLOEXEC, 0));
+  if (!fd) {
+    *err = errno;
+    return {};
+  }
+  net::set_buffers(fd.get(), sndbuf, rcvbuf);
+  if (buffers) *buffers = {net::get_sndbuf(fd.get()), net::get_rcvbuf(fd.get())};
+  net::Address local;
+  if (from) {
+    local = *from;
+  } else {
+    local.storage.ss_family = static_cast<sa_family_t>(to.family());
+    local.len = to.family() == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
+  }
+  if (from) {
+    int one = 1;  // a fixed local port may still be in TIME_WAIT from the last run
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  }
+  if ((from || type == SOCK_DGRAM) && ::bind(fd.get(), local.sa(), local.len) < 0) {
+    *err = errno;
+    return {};
+  }
+  if (type == SOCK_DGRAM) return fd;
+  net::set_nonblocking(fd.get(), true);
+  if (::connect(fd.get(), to.sa(), to.len) < 0) {
+    if (errno != EINPROGRESS) {
+      *err = errno;
+      return {};
+    }
+    for (;;) {
+      pollfd p{fd.get(), POLLOUT, 0};
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) {
+        *err = ETIMEDOUT;
+        return {};
+      }
+      int r = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 100'000)));
+      if (r > 0) break;
+      if (r < 0 && errno != EINTR) {
+        *err = errno;
+        return {};
+      }
+    }
+    int soerr = 0;
+    socklen_t len = sizeof soerr;
+    ::getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &soerr, &len);
+    if (soerr) {
+      *err = soerr;
+      return {};
+    }
+  }
+  net::set_nonblocking(fd.get(), false);
+  return fd;
+}
+
+enum class Got { kFrame, kClosed, kTimeout, kInterrupted };
+
+// Reads one 656-byte message before the deadline; gives up early when the
+// user interrupts (if watch_interrupt).
+Got read_frame(int fd, np::Frame* f, Clock::time_point deadline, const NetperfClientOptions& o,
+               bool watch_interrupt) {
+  size_t got = 0;
+  while (got < f->size()) {
+    if (watch_interrupt && interrupted(o)) return Got::kInterrupted;
+    auto slice = std::min(deadline, Clock::now() + 50ms);
+    size_t n = 0;
+    auto st = net::sys::read_exact(fd, f->data() + got, f->size() - got, slice, &n);
+    got += n;
+    if (st == net::sys::IoStatus::kOk) return Got::kFrame;
+    if (st == net::sys::IoStatus::kClosed || st == net::sys::IoStatus::kError) return Got::kClosed;
+    if (Clock::now() >= deadline) return Got::kTimeout;
+  }
+  return Got::kFrame;
+}
+
+std::string remote_error_text(int err, const std::string& where) {
+  if (err == np::kUnknownRequestErrno)
+    return "the server at " + where +
+           " does not know netperf's omni test (error 998): it is a netserver older than "
+           "2.5 — upgrade it, or run flowperf's server there";
+  return fmt::format("the server at {} refused the test: {} (remote error {})", where,
+                     std::strerror(err), err);
+}
+
+// Counters of the local flows since the last sample.
+IntervalSample sample(const engine::Side& side, std::vector<IntervalFlow>& last, double t0,
+                      double t1) {
+  IntervalSample s;
+  s.start_s = t0;
+  s.end_s = t1;
+  const auto& flows = side.flows();
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const auto& c = flows[i]->counters;
+    IntervalFlow now{c.bytes_sent.get(), c.bytes_recv.get(), c.transactions.get()};
+    s.flows.push_back({now.bytes_sent - last[i].bytes_sent, now.bytes_recv - last[i].bytes_recv,
+                       now.transactions - last[i].transactions});
+    last[i] = now;
+  }
+  return s;
+}
+
+// The omni request for a spec; direction and sizes are the server's view.
+np::OmniRequest make_request(const spec::TestSpec& s, int family) {
+  np::OmniRequest r;
+  const auto& info = spec::info(s.test);
+  const bool udp = info.protocol == spec::Protocol::kUdp;
+  r.send_buf_size = s.remote_sndbuf ? static_cast<int32_t>(s.remote_sndbuf) : -1;
+  r.recv_buf_size = s.remote_rcvbuf ? static_cast<int32_t>(s.remote_rcvbuf) : -1;
+  switch (s.test) {
+    case TestKind::kTcpStream:
+    case TestKind::kUdpStream:
+      r.direction = np::kDirRecv;
+      r.receive_size = s.recv_size ? static_cast<int32_t>(s.recv_size) : -1;
+      break;
+    case TestKind::kTcpMaerts:
+      r.direction = np::kDirXmit;
+      r.send_size = s.send_size ? static_cast<int32_t>(s.send_size) : -1;
+      break;
+    case TestKind::kTcpRr:
+    case TestKind::kTcpCrr:
+    case TestKind::kUdpRr:
+      r.direction = np::kDirXmit | np::kDirRecv;
+      r.request_size = static_cast<int32_t>(s.request_size);
+      r.response_size = static_cast<int32_t>(s.response_size);
+      r.send_width = r.recv_width = 1;
+      break;
+  }
+  if (s.nodelay && !udp) r.flags |= np::kFlagNoDelay;
+  if (s.test == TestKind::kTcpCrr) r.flags |= np::kFlagConnectTest;
+  if (s.count > 0) {
+    if (s.count > static_cast<uint64_t>(INT32_MAX))
+      throw usage_error(fmt::format("-n {}: netperf's protocol counts at most {} {}", s.count,
+                                    INT32_MAX,
+                                    info.family == spec::Family::kRr ? "transactions" : "bytes"));
+    r.test_length = -static_cast<int32_t>(s.count);
+  } else {
+    r.test_length = static_cast<int32_t>(std::max(1.0, std::ceil(s.duration_s)));
+  }
+  r.ipfamily = family == AF_INET6 ? np::kNfInet6 : np::kNfInet;
+  r.socket_type = udp ? np::kNstDgram : np::kNstStream;
+  r.protocol = udp ? IPPROTO_UDP : IPPROTO_TCP;
+  return r;
+}
+
+// Fills in where our data socket is, as netperf does for UDP tests.
+void name_local_socket(np::OmniRequest& r, int fd) {
+  net::Address a = net::local_address(fd);
+  r.netperf_port = a.port();
+  if (a.family() == AF_INET)
+    r.netperf_ip = np::ip_to_words(
+        np::kNfInet,
+        reinterpret_cast<const uint8_t*>(&reinterpret_cast<sockaddr_in*>(&a.storage)->sin_addr));
+  else if (a.family() == AF_INET6)
+    r.netperf_ip = np::ip_to_words(
+        np::kNfInet6,
+        reinterpret_cast<const uint8_t*>(&reinterpret_cast<sockaddr_in6*>(&a.storage)->sin6_addr));
+}
+
+engine::SideResult remote_side(const np::OmniResults& res, const np::OmniResponse& setup,
+                               bool udp) {
+  engine::SideResult side;
+  side.elapsed_s = res.elapsed_time;
+  side.threads = 1;
+  side.sndbuf = setup.send_buf_size;
+  side.rcvbuf = setup.recv_buf_size;
+  engine::FlowResult f;
+  f.index = 0;
+  f.elapsed_s = res.elapsed_time;
+  f.bytes_sent = res.bytes_sent;
+  f.bytes_recv = res.bytes_received;
+  f.send_calls = res.send_calls;
+  f.recv_calls = res.recv_calls;
+  f.transactions = res.trans_received;
+  f.send_errors = res.failed_sends;
+  if (udp) {
+    f.datagrams_sent = res.send_calls;
+    f.datagrams_recv = res.recv_calls;
+  }
+  side.flows.push_back(std::move(f));
+  return side;
+}
+
+}  // namespace
 
 TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptions& o) {
-  ClientOptions c;
-  c.host = o.host;
-  c.port = o.port;
-  c.family = o.family;
-  c.interrupt = o.interrupt;
-  c.on_interval = o.on_interval;
-  return run_test(spec, c);
+  auto problems = spec::validate(spec);
+  if (!problems.empty()) {
+    std::string all;
+    for (auto& p : problems) all += (all.empty() ? "" : "; ") + p;
+    throw usage_error(all);
+  }
+  if (spec.streams != 1)
+    throw usage_error(fmt::format(
+        "-P {}: netperf's protocol runs one stream per test; run several tests at once instead",
+        spec.streams));
+  TestResult result;
+  result.spec = spec;
+  const auto& info = spec::info(spec.test);
+  const bool udp = info.protocol == spec::Protocol::kUdp;
+
+  // 1. The control connection (netperf -H, -p port,lport, -L, -4/-6).
+  net::Family family = o.family;
+  if (spec.ip_family == spec::IpFamily::kV4) family = net::Family::kV4;
+  if (spec.ip_family == spec::IpFamily::kV6) family = net::Family::kV6;
+  auto servers = net::resolve(o.host, o.port, family, SOCK_STREAM);
+  net::Fd control;
+  net::Address server, local_bind;
+  bool have_local = false;
+  int err = 0;
+  for (const auto& a : servers) {
+    if (!o.local_host.empty() || o.local_port) {
+      auto locals =
+          net::resolve(o.local_host, o.local_port,
+                       a.family() == AF_INET6 ? net::Family::kV6 : net::Family::kV4, SOCK_STREAM);
+      local_bind = locals.front();
+      have_local = true;
+    }
+    control =
+        open_socket(a, have_local ? &local_bind : nullptr, SOCK_STREAM, 0, 0, after(10), &err);
+    if (control) {
+      server = a;
+      break;
+    }
+  }
+  if (!control) {
+    std::string where = servers.front().to_string();
+    if (err == ECONNREFUSED)
+      throw runtime_error("no netserver is listening on " + where +
+                          " — start one with `netserver` (or `flowperf server`)");
+    if (err == ETIMEDOUT)
+      throw runtime_error("no answer from " + where +
+                          " — is the host up, and is the port open in its firewall?");
+    throw runtime_error("cannot connect to " + where + ": " + net::sys::errno_text(err));
+  }
+  const std::string where = server.to_string();
+  const net::Address local = net::local_address(control.get());
+  result.local = {local.host(), local.port()};
+  result.remote = {server.host(), server.port()};
+  result.server_software = "netperf protocol";
+  // Data sockets bind to -L's address, on any port.
+  net::Address data_bind = local_bind;
+  data_bind.set_port(0);
+
+  // 2. UDP: the data socket first, so the request can name its port.
+  net::Fd udp_socket;
+  Buffers buffers;
+  if (udp) {
+    udp_socket = open_socket(server, have_local ? &data_bind : nullptr, SOCK_DGRAM,
+                             static_cast<int>(spec.local_sndbuf),
+                             static_cast<int>(spec.local_rcvbuf), after(10), &err, &buffers);
+    if (!udp_socket)
+      throw runtime_error("cannot open a UDP data socket: " + net::sys::errno_text(err));
+    if (spec.test == TestKind::kUdpStream) {
+      int have = net::get_sndbuf(udp_socket.get());
+      if (spec.effective_send_size() > static_cast<uint32_t>(have))
+        throw usage_error(fmt::format(
+            "-m {}: message too long: it is larger than the send socket buffer ({} bytes); use "
+            "a smaller -m or a larger -s",
+            spec.effective_send_size(), have));
+    }
+  }
+
+  // 3. The request and netserver's setup response.
+  np::OmniRequest request = make_request(spec, server.family());
+  if (udp_socket) name_local_socket(request, udp_socket.get());
+  const np::Frame req_frame = np::encode_omni_request(request);
+  if (net::sys::write_all(control.get(), req_frame.data(), req_frame.size(), after(10)) !=
+      net::sys::IoStatus::kOk)
+    throw runtime_error("the server at " + where + " went away (cannot send the test request)");
+  np::Frame frame;
+  switch (read_frame(control.get(), &frame, after(kResponseTimeoutS), o, true)) {
+    case Got::kFrame:
+      break;
+    case Got::kClosed:
+      throw runtime_error("the server at " + where +
+                          " closed the control connection instead of answering the test request");
+    case Got::kTimeout:
+      throw runtime_error(
+          fmt::format("the server at {} did not answer the test request within {} s", where,
+                      kResponseTimeoutS));
+    case Got::kInterrupted:
+      throw Error(ExitCode::kInterrupted, "interrupted before the test started");
+  }
+  if (int e = np::decode_header(frame).second) throw runtime_error(remote_error_text(e, where));
+  const np::OmniResponse setup = np::decode_omni_response(frame);
+  if (setup.data_port == 0 || setup.data_port > 65535)
+    throw runtime_error(
+        fmt::format("the server at {} offered data port {}", where, setup.data_port));
+  net::Address data_server = server;
+  data_server.set_port(static_cast<uint16_t>(setup.data_port));
+
+  // 4. Our data socket and flow (netperf has no start message: the server
+  //    is already waiting).
+  std::vector<net::Fd> sockets;
+  net::Fd end_marker;  // UDP: a second descriptor for the end-of-test datagrams
+  if (udp) {
+    if (::connect(udp_socket.get(), data_server.sa(), data_server.len) < 0)
+      throw runtime_error("cannot connect a UDP socket to " + data_server.to_string() + ": " +
+                          net::sys::errno_text(errno));
+    end_marker = net::Fd(::fcntl(udp_socket.get(), F_DUPFD_CLOEXEC, 0));
+    sockets.push_back(std::move(udp_socket));
+  } else if (spec.test != TestKind::kTcpCrr) {
+    net::Fd fd = open_socket(data_server, have_local ? &data_bind : nullptr, SOCK_STREAM,
+                             static_cast<int>(spec.local_sndbuf),
+                             static_cast<int>(spec.local_rcvbuf), after(30), &err, &buffers);
+    if (!fd)
+      throw runtime_error("cannot open the data connection to " + data_server.to_string() + ": " +
+                          net::sys::errno_text(err));
+    if (spec.nodelay) net::set_nodelay(fd.get(), true);
+    sockets.push_back(std::move(fd));
+  } else {
+    // TCP_CRR's flow opens its own sockets; report what a new one gets.
+    net::Fd probe(::socket(server.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+    net::set_buffers(probe.get(), static_cast<int>(spec.local_sndbuf),
+                     static_cast<int>(spec.local_rcvbuf));
+    buffers = {net::get_sndbuf(probe.get()), net::get_rcvbuf(probe.get())};
+  }
+  auto flows = engine::client_flows(spec, std::move(sockets), data_server);
+  if (auto* rr = dynamic_cast<engine::UdpRrClientFlow*>(flows[0].get()))
+    rr->match_sequence = false;  // netserver answers with its own bytes
+  engine::Side side(std::move(flows), 1);
+  side.launch();
+  const Clock::time_point t0 = side.go();
+
+  // 5. Run until the time is up, the count is met, or the user interrupts.
+  //    MAERTS ends when the server, whose timer it is, closes.
+  const bool server_ends = spec.test == TestKind::kTcpMaerts;
+  const bool by_count = spec.count > 0;
+  const auto duration =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.duration_s));
+  const auto end = by_count || server_ends ? Clock::time_point::max() : t0 + duration;
+  const auto give_up = server_ends && !by_count
+                           ? t0 + duration + std::chrono::seconds(np::kPadTimeS + 5)
+                           : Clock::time_point::max();
+  std::vector<IntervalFlow> last(side.flows().size());
+  const auto interval =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.interval_s));
+  Clock::time_point next_sample = spec.interval_s > 0 ? t0 + interval : Clock::time_point::max();
+  double last_t = 0;
+  for (;;) {
+    const Clock::time_point now = Clock::now();
+    if (interrupted(o)) {
+      result.interrupted = true;
+      break;
+    }
+    if (now >= end || now >= give_up || side.all_finished()) break;
+    if (now >= next_sample) {
+      double t = std::chrono::duration<double>(now - t0).count();
+      auto s = sample(side, last, last_t, t);
+      last_t = t;
+      if (o.on_interval) o.on_interval(s);
+      result.intervals.push_back(std::move(s));
+      next_sample += interval;
+    }
+    std::this_thread::sleep_until(std::min({end, give_up, next_sample, now + 10ms}));
+  }
+
+  // 6. End the test as netperf does: our flows half-close and read to EOF
+  //    (TCP) or just stop (UDP, then three zero-length datagrams).
+  if (server_ends) {
+    if (!side.all_finished()) side.set_phase(engine::Phase::kAbort);
+  } else {
+    // A TCP_CRR connection opened just as a server stopped serving is never
+    // answered (netserver has no such moment; flowperf's server does).
+    side.set_phase(engine::Phase::kDrain);
+    const bool crr = spec.test == TestKind::kTcpCrr;
+    if (!side.wait_finished(after(result.interrupted || crr ? 2 : 10)))
+      side.set_phase(engine::Phase::kAbort);
+  }
+  side.join();
+  auto send_end_marks = [&] {
+    if (!end_marker) return;
+    for (int i = 0; i < 3; ++i) ::send(end_marker.get(), nullptr, 0, 0);
+  };
+  send_end_marks();
+  if (spec.interval_s > 0 && !result.interrupted) {
+    double t = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (t - last_t > spec.interval_s * 0.1) {
+      auto s = sample(side, last, last_t, t);
+      if (o.on_interval) o.on_interval(s);
+      result.intervals.push_back(std::move(s));
+    }
+  }
+  result.local_side = engine::collect(side);
+  result.local_side.sndbuf = buffers.sndbuf;
+  result.local_side.rcvbuf = buffers.rcvbuf;
+
+  // 7. The results, which the server sends unasked. The end-of-test
+  //    datagrams can drown in a full receive buffer, so UDP tests send them
+  //    again while they wait (netserver would otherwise wait PAD_TIME more).
+  const auto results_deadline = after(result.interrupted ? 5 : kResponseTimeoutS);
+  Got got = Got::kTimeout;
+  for (Clock::duration gap = 50ms;; gap = std::min<Clock::duration>(2 * gap, 1s)) {
+    auto until = end_marker ? std::min(results_deadline, Clock::now() + gap) : results_deadline;
+    got = read_frame(control.get(), &frame, until, o, false);
+    if (got != Got::kTimeout || Clock::now() >= results_deadline) break;
+    send_end_marks();
+  }
+  if (got == Got::kFrame) {
+    if (int e = np::decode_header(frame).second) {
+      result.error = remote_error_text(e, where);
+    } else {
+      result.remote_side = remote_side(np::decode_omni_results(frame), setup, udp);
+      result.have_remote = true;
+    }
+  } else if (got == Got::kClosed) {
+    result.error = "the server at " + where + " closed the control connection before the results";
+  } else {
+    result.error = fmt::format("the server at {} sent no results within {} s", where,
+                               result.interrupted ? 5 : kResponseTimeoutS);
+  }
+  // The control connection ends as netperf ends it: shutdown, then close.
+  ::shutdown(control.get(), SHUT_WR);
+  control.reset();
+  if (result.error.empty()) {
+    std::string flow_error = result.local_side.first_error();
+    if (!flow_error.empty()) result.error = flow_error;
+  }
+  return result;
 }
 
 }  // namespace flowperf::session

@@ -1,24 +1,746 @@
-// netperf 2.7's control protocol on the server side. Not built yet: the
-// connection is logged and closed, so a netperf client fails at once
-// instead of hanging.
+// netperf 2.7's control protocol on the server side (proto/netperf_wire.h):
+// a real netperf client can test against flowperf's server as against a
+// netserver. session.cc hands over every control connection whose first
+// bytes are not flowperf's.
+//
+// Per connection, until the client shuts it down:
+//
+//   read a 656-byte request ─┬─ DO_OMNI ─► open the data socket, reply with
+//                            │             the setup response, run the test,
+//                            │             send the results unsolicited
+//                            ├─ classic TCP_STREAM / TCP_RR ─► the same,
+//                            │             in the pre-2.5 message layouts
+//                            ├─ PASSPHRASE ─► nothing (no reply)
+//                            ├─ DEBUG_ON/OFF, CPU_CALIBRATE, SYSINFO ─► a small reply
+//                            └─ anything else ─► serv_errno 998
+//
+// The data phase runs on flowperf's engine flows. How each test ends is
+// netserver's: STREAM and RR end at the client's half-close; MAERTS sends
+// until its own test_length timer; UDP tests end at the client's
+// zero-length datagram. A missing end falls back to the timer padded by
+// PAD_TIME (4 s), which is then subtracted from the elapsed time. TCP_CRR
+// has no end mark on the data path at all: netserver waits for its padded
+// timer; we stop once test_length has passed and no transaction has
+// completed for 300 ms, and keep the listener open until the client's next
+// message, so a last connection made after that is parked in the backlog
+// (until the client's own timer ends it) instead of refused (refused would
+// make netperf exit with an error).
 #include <fmt/format.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
 
+#include <chrono>
 #include <cstdio>
+#include <cstring>
+#include <thread>
 
+#include "engine/results.h"
+#include "engine/rr_flows.h"
+#include "engine/stream_flows.h"
+#include "engine/worker.h"
 #include "net/socket.h"
+#include "net/sys.h"
+#include "proto/netperf_wire.h"
 #include "session/server.h"
 #include "session/session.h"
+#include "spec/test_spec.h"
 
 namespace flowperf::session {
+namespace {
+
+namespace np = proto::netperf;
+using Clock = std::chrono::steady_clock;
+using spec::TestKind;
+using namespace std::chrono_literals;
+
+Clock::duration secs(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+// UDP_LENGTH_MAX in netperf: the largest datagram it chooses by itself.
+constexpr int kUdpLengthMax = 65507;
+// After test_length, a TCP_CRR server stops once no transaction has
+// completed for this long.
+constexpr auto kCrrQuiet = 300ms;
+// How long MAERTS waits for the client's EOF once it stopped sending.
+constexpr auto kMaertsDrain = 10s;
+
+// One test as the server runs it, whichever message (omni or classic) asked.
+struct Plan {
+  TestKind kind = TestKind::kTcpStream;
+  net::Address bind;             // the data socket's address; port 0 = ephemeral
+  int sndbuf = -1, rcvbuf = -1;  // requested; <= 0 = the system default
+  bool nodelay = false;
+  int prio = -1, tos = -1;
+  int32_t send_size = -1, recv_size = -1;  // stream: bytes per call (-1 = choose)
+  int32_t request_size = 0, response_size = 0;
+  int32_t test_length = 0;          // > 0 seconds; < 0 minus a count; 0 until the client ends
+  bool timer_after_accept = false;  // classic tests start their clock once connected
+  bool want_cong = false;
+};
+
+bool is_udp(TestKind k) { return k == TestKind::kUdpStream || k == TestKind::kUdpRr; }
+
+// The socket as set up, for the setup response.
+struct DataSocket {
+  net::Fd fd;
+  uint16_t port = 0;
+  int sndbuf = 0, rcvbuf = 0;
+  int32_t send_size = 0, recv_size = 0;  // chosen bytes per call
+};
+
+struct Outcome {
+  engine::SideResult side;
+  double elapsed_s = 0;
+  bool timed_out = false;
+  const char* aborted = nullptr;  // why the test was given up, if it was
+  int sndbuf_end = 0, rcvbuf_end = 0;
+  int retrans = 0;
+  std::string cong;
+};
+
+// A refusal netperf hears as serv_errno.
+struct Refusal {
+  int err;
+  std::string why;
+};
+
+std::string congestion_control(int fd) {
+  char name[16] = {};
+  socklen_t len = sizeof name;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len) != 0) return {};
+  return std::string(name, strnlen(name, sizeof name));
+}
+
+int total_retrans(int fd) {
+  tcp_info ti{};
+  socklen_t len = sizeof ti;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return 0;
+  return static_cast<int>(ti.tcpi_total_retrans);
+}
+
+// Counts this connection among the running tests while one runs.
+class Slot {
+ public:
+  explicit Slot(std::atomic<uint32_t>* active) : active_(active) {}
+  ~Slot() { release(); }
+  bool take(uint32_t limit, uint32_t* running) {
+    uint32_t before = active_->fetch_add(1);
+    if (before >= limit) {
+      active_->fetch_sub(1);
+      *running = before;
+      return false;
+    }
+    held_ = true;
+    return true;
+  }
+  void release() {
+    if (held_) active_->fetch_sub(1);
+    held_ = false;
+  }
+
+ private:
+  std::atomic<uint32_t>* active_;
+  bool held_ = false;
+};
+
+class NetperfSession {
+ public:
+  NetperfSession(int control, const SessionContext& ctx)
+      : control_(control), ctx_(ctx), cfg_(*ctx.config), slot_(ctx.active_tests) {
+    peer_ = net::peer_address(control);
+    local_ = net::local_address(control);
+  }
+
+  void run() {
+    try {
+      loop();
+    } catch (const std::exception& e) {
+      log("-", std::string("internal error: ") + e.what());
+    }
+  }
+
+ private:
+  void loop() {
+    for (;;) {
+      np::Frame f;
+      if (!next_request(&f)) return;
+      crr_listener_.reset();  // the client has moved on from the last test
+      const np::Header h = np::decode_header(f);
+      bool go_on = true;
+      switch (np::classify_request(h.type)) {
+        case np::RequestKind::kOmni:
+          go_on = serve_omni(f);
+          break;
+        case np::RequestKind::kClassicTcpStream:
+          go_on = serve_classic_stream(f);
+          break;
+        case np::RequestKind::kClassicTcpRr:
+          go_on = serve_classic_rr(f);
+          break;
+        case np::RequestKind::kPassphraseNoReply:
+          break;  // this server asks for none; netserver never answers one
+        case np::RequestKind::kDebug:
+          go_on = send(np::encode_status(np::kDebugOk, 0));
+          break;
+        case np::RequestKind::kCalibrateCpu:
+          go_on = send(np::encode_cpu_calibrate_reply(
+              0.0f, static_cast<int32_t>(std::thread::hardware_concurrency())));
+          break;
+        case np::RequestKind::kSysinfo:
+          go_on = send(np::encode_sysinfo_reply(",flowperf,flowperf,flowperf,flowperf"));
+          break;
+        case np::RequestKind::kUnknown:
+          log("-",
+              fmt::format("unknown netperf request type {} (answered with error 998)", h.type));
+          go_on = send(np::encode_unknown_request_reply());
+          break;
+      }
+      if (!go_on) return;
+    }
+  }
+
+  // Reads one whole request. False when the client is done (EOF), went
+  // silent, sent a short message, or the server is stopping.
+  bool next_request(np::Frame* f) {
+    const auto deadline = Clock::now() + secs(cfg_.control_timeout_s);
+    size_t got = 0;
+    while (got < f->size()) {
+      if (ctx_.stopping->load()) return false;
+      auto slice = std::min(deadline, Clock::now() + 200ms);
+      size_t n = 0;
+      auto st = net::sys::read_exact(control_, f->data() + got, f->size() - got, slice, &n);
+      got += n;
+      if (st == net::sys::IoStatus::kOk) return true;
+      if (st == net::sys::IoStatus::kClosed) {
+        if (got > 0)
+          log("-", fmt::format("short netperf request ({} of {} bytes)", got, f->size()));
+        return false;
+      }
+      if (st == net::sys::IoStatus::kError) return false;
+      if (Clock::now() >= deadline) {
+        if (got > 0 || first_)
+          log("-", got > 0 ? fmt::format("short netperf request ({} of {} bytes) timed out", got,
+                                         f->size())
+                           : std::string("no netperf request arrived in time"));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  bool send(const np::Frame& f) {
+    first_ = false;
+    return net::sys::write_all(control_, f.data(), f.size(), Clock::now() + secs(30)) ==
+           net::sys::IoStatus::kOk;
+  }
+
+  // ---- omni ----
+
+  bool serve_omni(const np::Frame& frame) {
+    const np::OmniRequest r = np::decode_omni_request(frame);
+    Plan p;
+    try {
+      p = omni_plan(r);
+    } catch (const Refusal& no) {
+      log("-", "refused a netperf test: " + no.why);
+      send(np::encode_omni_response({}, no.err));
+      return false;
+    }
+    const char* name = spec::info(p.kind).name;
+    DataSocket ds;
+    try {
+      admit(p);
+      ds = open_data_socket(p);
+    } catch (const Refusal& no) {
+      log(name, "refused: " + no.why);
+      send(np::encode_omni_response({}, no.err));
+      return false;
+    }
+
+    np::OmniResponse resp;
+    resp.recv_buf_size = ds.rcvbuf;
+    resp.send_buf_size = ds.sndbuf;
+    const bool xmit = r.direction & np::kDirXmit, recv = r.direction & np::kDirRecv;
+    resp.receive_size = recv ? ds.recv_size : r.receive_size;
+    resp.send_size = xmit ? ds.send_size : r.send_size;
+    resp.recv_width =
+        recv ? width(r.recv_width, ds.rcvbuf, ds.recv_size, p) : static_cast<int32_t>(r.recv_width);
+    resp.send_width =
+        xmit ? width(r.send_width, ds.sndbuf, ds.send_size, p) : static_cast<int32_t>(r.send_width);
+    resp.flags = p.nodelay ? np::kFlagNoDelay : 0;  // never MEASURE_CPU: we do not measure it
+    resp.data_port = ds.port;                       // test_length stays 0, as netserver leaves it
+    resp.socket_prio = r.socket_prio;
+    resp.socket_tos = r.socket_tos;
+    if (!send(np::encode_omni_response(resp))) return false;
+    const Clock::time_point t0 = Clock::now();
+
+    Outcome o = run_data_phase(p, ds, t0);
+    slot_.release();
+    if (o.aborted) {
+      log(name, fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
+      return false;
+    }
+    const engine::FlowResult t = o.side.total();
+    np::OmniResults res;
+    res.bytes_received = t.bytes_recv;
+    res.recv_calls = static_cast<uint32_t>(t.recv_calls);
+    res.recv_buf_size = o.rcvbuf_end;
+    res.bytes_sent = t.bytes_sent;
+    res.send_calls = static_cast<uint32_t>(t.send_calls);
+    res.send_buf_size = o.sndbuf_end;
+    res.failed_sends = static_cast<uint32_t>(t.send_errors);
+    res.trans_received = static_cast<uint32_t>(t.transactions);
+    res.elapsed_time = static_cast<float>(o.elapsed_s);
+    res.num_cpus = std::thread::hardware_concurrency();
+    res.transport_retrans = o.retrans;
+    if (r.flags & np::kFlagWantRemoteCong) res.cong_control = o.cong;
+    const bool sent = send(np::encode_omni_results(res));
+    log_done(name, o, sent);
+    return sent;
+  }
+
+  Plan omni_plan(const np::OmniRequest& r) {
+    Plan p;
+    const bool tcp =
+        r.socket_type == np::kNstStream && (r.protocol == IPPROTO_TCP || r.protocol == 0);
+    const bool udp =
+        r.socket_type == np::kNstDgram && (r.protocol == IPPROTO_UDP || r.protocol == 0);
+    const uint32_t dir = r.direction & (np::kDirXmit | np::kDirRecv);
+    const bool rr = dir == (np::kDirXmit | np::kDirRecv);
+    if (!tcp && !udp)
+      throw Refusal{EPROTONOSUPPORT, fmt::format("socket type {} protocol {} is not served",
+                                                 r.socket_type, r.protocol)};
+    if (tcp && (r.flags & np::kFlagConnectTest) && rr)
+      p.kind = TestKind::kTcpCrr;
+    else if (r.flags & np::kFlagConnectTest)
+      throw Refusal{EOPNOTSUPP, "connect-only tests (TCP_CC) are not served"};
+    else if (tcp && dir == np::kDirRecv)
+      p.kind = TestKind::kTcpStream;
+    else if (tcp && dir == np::kDirXmit)
+      p.kind = TestKind::kTcpMaerts;
+    else if (tcp && rr)
+      p.kind = TestKind::kTcpRr;
+    else if (udp && dir == np::kDirRecv)
+      p.kind = TestKind::kUdpStream;
+    else if (udp && rr)
+      p.kind = TestKind::kUdpRr;
+    else
+      throw Refusal{EOPNOTSUPP, fmt::format("direction {:#x} over {} is not served", r.direction,
+                                            tcp ? "TCP" : "UDP")};
+    if (r.data_port > 65535) throw Refusal{EINVAL, fmt::format("data port {}", r.data_port)};
+    p.bind = bind_address(r.ipfamily, r.netserver_ip, static_cast<uint16_t>(r.data_port));
+    p.sndbuf = r.send_buf_size;
+    p.rcvbuf = r.recv_buf_size;
+    p.nodelay = r.flags & np::kFlagNoDelay;
+    p.prio = r.socket_prio;
+    p.tos = r.socket_tos;
+    p.send_size = r.send_size;
+    p.recv_size = r.receive_size;
+    p.request_size = r.request_size;
+    p.response_size = r.response_size;
+    p.test_length = r.test_length;
+    p.want_cong = r.flags & np::kFlagWantRemoteCong;
+    return p;
+  }
+
+  // ---- classic (pre-2.5 clients) ----
+
+  bool serve_classic_stream(const np::Frame& frame) {
+    const auto r = np::decode_classic_tcp_stream_request(frame);
+    Plan p;
+    p.kind = TestKind::kTcpStream;
+    p.sndbuf = r.send_buf_size;
+    p.rcvbuf = r.recv_buf_size;
+    p.nodelay = r.no_delay != 0;
+    p.recv_size = r.receive_size > 0 ? r.receive_size : -1;
+    p.test_length = r.test_length;
+    p.timer_after_accept = true;
+    DataSocket ds;
+    try {
+      p.bind = bind_address(static_cast<uint32_t>(r.ipfamily), {}, static_cast<uint16_t>(r.port));
+      admit(p);
+      ds = open_data_socket(p);
+    } catch (const Refusal& no) {
+      log("TCP_STREAM", "refused: " + no.why);
+      send(np::encode_classic_tcp_stream_response({}, no.err));
+      return false;
+    }
+    np::ClassicTcpStreamResponse resp;
+    resp.recv_buf_size = ds.rcvbuf;
+    resp.receive_size = ds.recv_size;
+    resp.no_delay = p.nodelay;
+    resp.send_buf_size = ds.sndbuf;
+    resp.data_port = ds.port;
+    if (!send(np::encode_classic_tcp_stream_response(resp))) return false;
+    Outcome o = run_data_phase(p, ds, Clock::now());
+    slot_.release();
+    if (o.aborted) {
+      log("TCP_STREAM", fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
+      return false;
+    }
+    np::ClassicTcpStreamResults res;
+    const auto t = o.side.total();
+    res.bytes_received = static_cast<double>(t.bytes_recv);
+    res.recv_calls = static_cast<uint32_t>(t.recv_calls);
+    res.elapsed_time = static_cast<float>(o.elapsed_s);
+    res.num_cpus = static_cast<int32_t>(std::thread::hardware_concurrency());
+    res.recv_buf_size = o.rcvbuf_end;
+    res.send_buf_size = o.sndbuf_end;
+    const bool sent = send(np::encode_classic_tcp_stream_results(res));
+    log_done("TCP_STREAM", o, sent);
+    return sent;
+  }
+
+  bool serve_classic_rr(const np::Frame& frame) {
+    const auto r = np::decode_classic_tcp_rr_request(frame);
+    Plan p;
+    p.kind = TestKind::kTcpRr;
+    p.sndbuf = r.send_buf_size;
+    p.rcvbuf = r.recv_buf_size;
+    p.nodelay = r.no_delay != 0;
+    p.request_size = r.request_size;
+    p.response_size = r.response_size;
+    p.test_length = r.test_length;
+    p.timer_after_accept = true;
+    DataSocket ds;
+    try {
+      p.bind = bind_address(static_cast<uint32_t>(r.ipfamily), {}, static_cast<uint16_t>(r.port));
+      admit(p);
+      ds = open_data_socket(p);
+    } catch (const Refusal& no) {
+      log("TCP_RR", "refused: " + no.why);
+      send(np::encode_classic_tcp_rr_response({}, no.err));
+      return false;
+    }
+    np::ClassicTcpRrResponse resp;
+    resp.recv_buf_size = ds.rcvbuf;
+    resp.no_delay = p.nodelay;
+    resp.test_length = r.test_length;
+    resp.send_buf_size = ds.sndbuf;
+    resp.data_port = ds.port;
+    if (!send(np::encode_classic_tcp_rr_response(resp))) return false;
+    Outcome o = run_data_phase(p, ds, Clock::now());
+    slot_.release();
+    if (o.aborted) {
+      log("TCP_RR", fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
+      return false;
+    }
+    np::ClassicTcpRrResults res;
+    const auto t = o.side.total();
+    res.bytes_received = static_cast<uint32_t>(t.bytes_recv + t.bytes_sent);
+    res.recv_calls = static_cast<uint32_t>(t.recv_calls);
+    res.trans_received = static_cast<uint32_t>(t.transactions);
+    res.elapsed_time = static_cast<float>(o.elapsed_s);
+    res.num_cpus = static_cast<int32_t>(std::thread::hardware_concurrency());
+    const bool sent = send(np::encode_classic_tcp_rr_results(res));
+    log_done("TCP_RR", o, sent);
+    return sent;
+  }
+
+  // ---- shared by both layouts ----
+
+  // Where the data socket binds: the address netperf named, else the
+  // control connection's own address when the family matches, else the
+  // family's wildcard.
+  net::Address bind_address(uint32_t nf, const std::array<uint32_t, 4>& named, uint16_t port) {
+    int family = nf == np::kNfInet ? AF_INET : nf == np::kNfInet6 ? AF_INET6 : 0;
+    if (nf != np::kNfUnspec && family == 0)
+      throw Refusal{EAFNOSUPPORT, fmt::format("address family {} is not served", nf)};
+    if (family == 0) family = local_.family();
+    net::Address a;
+    const bool any_named = named[0] || named[1] || named[2] || named[3];
+    if (any_named) {
+      uint8_t bytes[16] = {};
+      np::words_to_ip(family == AF_INET ? np::kNfInet : np::kNfInet6, named, bytes);
+      a.storage.ss_family = static_cast<sa_family_t>(family);
+      if (family == AF_INET) {
+        std::memcpy(&reinterpret_cast<sockaddr_in*>(&a.storage)->sin_addr, bytes, 4);
+        a.len = sizeof(sockaddr_in);
+      } else {
+        std::memcpy(&reinterpret_cast<sockaddr_in6*>(&a.storage)->sin6_addr, bytes, 16);
+        a.len = sizeof(sockaddr_in6);
+      }
+    } else if (family == local_.family()) {
+      a = local_;
+    } else {
+      a.storage.ss_family = static_cast<sa_family_t>(family);
+      a.len = family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
+    }
+    a.set_port(port);
+    return a;
+  }
+
+  // Limits: the test length and the number of tests running at once.
+  void admit(const Plan& p) {
+    if (p.test_length > 0 && p.test_length > cfg_.max_duration_s)
+      throw Refusal{EINVAL, fmt::format("-l {}: this server runs tests of at most {} seconds",
+                                        p.test_length, cfg_.max_duration_s)};
+    const bool rr = spec::info(p.kind).family == spec::Family::kRr;
+    const int32_t max_size = static_cast<int32_t>(
+        is_udp(p.kind) ? spec::kMaxUdpPayloadV6 : static_cast<int32_t>(spec::kMaxMessage));
+    if (rr && (p.request_size <= 0 || p.response_size <= 0))
+      throw Refusal{EINVAL, "request/response sizes must be positive"};
+    for (int32_t s : {p.send_size, p.recv_size, p.request_size, p.response_size})
+      if (s > max_size) throw Refusal{EINVAL, fmt::format("message size {} is too large", s)};
+    uint32_t running = 0;
+    if (!slot_.take(cfg_.max_tests, &running))
+      throw Refusal{EBUSY,
+                    fmt::format("busy ({} tests running, limit {})", running, cfg_.max_tests)};
+  }
+
+  DataSocket open_data_socket(const Plan& p) {
+    DataSocket d;
+    const bool udp = is_udp(p.kind);
+    const int type = udp ? SOCK_DGRAM : SOCK_STREAM;
+    d.fd = net::Fd(::socket(p.bind.family(), type | SOCK_CLOEXEC, 0));
+    if (!d.fd)
+      throw Refusal{errno, "cannot create the data socket: " + net::sys::errno_text(errno)};
+    const int fd = d.fd.get();
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    net::set_buffers(fd, p.sndbuf, p.rcvbuf);  // before listen(): accepted sockets inherit them
+    if (!udp && p.nodelay) net::set_nodelay(fd, true);
+    if (p.prio >= 0) ::setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &p.prio, sizeof p.prio);
+    if (p.tos >= 0) {
+      if (p.bind.family() == AF_INET)
+        ::setsockopt(fd, IPPROTO_IP, IP_TOS, &p.tos, sizeof p.tos);
+      else
+        ::setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &p.tos, sizeof p.tos);
+    }
+    if (::bind(fd, p.bind.sa(), p.bind.len) < 0)
+      throw Refusal{errno, "cannot bind the data socket to " + p.bind.to_string() + ": " +
+                               net::sys::errno_text(errno)};
+    if (!udp && ::listen(fd, 5) < 0)
+      throw Refusal{errno, "cannot listen on the data socket: " + net::sys::errno_text(errno)};
+    d.port = net::local_address(fd).port();
+    d.sndbuf = net::get_sndbuf(fd);
+    d.rcvbuf = net::get_rcvbuf(fd);
+    // Bytes per call as netserver chooses them.
+    const bool rr = spec::info(p.kind).family == spec::Family::kRr;
+    if (rr) {
+      d.send_size = p.response_size;
+      d.recv_size = p.request_size;
+    } else {
+      d.send_size = p.send_size > 0 ? p.send_size : d.sndbuf > 0 ? d.sndbuf : 4096;
+      if (udp) d.send_size = std::min(d.send_size, kUdpLengthMax);
+      d.recv_size = p.recv_size > 0 ? p.recv_size : d.rcvbuf > 0 ? d.rcvbuf : 4096;
+    }
+    return d;
+  }
+
+  // netserver's buffer-ring width: cosmetic, but reported.
+  static int32_t width(uint32_t asked, int buf, int32_t size, const Plan& p) {
+    if (asked) return static_cast<int32_t>(asked);
+    if (spec::info(p.kind).family == spec::Family::kRr) return 1;
+    int32_t w = size > 0 ? buf / size + 1 : 2;
+    return w == 1 ? 2 : w;
+  }
+
+  // Runs the server's side of the test on the engine, ending it as
+  // netserver would (see the top of the file).
+  Outcome run_data_phase(const Plan& p, DataSocket& ds, Clock::time_point t0) {
+    Outcome out;
+    const TestKind kind = p.kind;
+    const bool timed = p.test_length > 0;
+    const double pad = timed && kind != TestKind::kTcpMaerts ? np::kPadTimeS : 0;
+    const auto limit_from = [&](Clock::time_point from) {
+      return timed ? from + secs(p.test_length + pad) : from + secs(cfg_.max_duration_s + 30);
+    };
+    Clock::time_point deadline = limit_from(t0);
+    ControlWatch watch(control_);
+
+    // 1. TCP: the data connection (TCP_CRR accepts in its flow).
+    net::Fd conn;
+    if (!is_udp(kind) && kind != TestKind::kTcpCrr) {
+      for (;;) {
+        if (ctx_.stopping->load()) out.aborted = "server shutting down";
+        if (watch.gone()) out.aborted = "the client went away";
+        if (out.aborted) return out;
+        if (Clock::now() >= deadline) {
+          // netserver's accept is interrupted by its timer: zero results.
+          out.timed_out = true;
+          out.elapsed_s = std::max(0.0, seconds(Clock::now() - t0) - pad);
+          return out;
+        }
+        pollfd fds[2] = {{ds.fd.get(), POLLIN, 0}, {control_, POLLIN, 0}};
+        ::poll(fds, watch.quiet() ? 1 : 2, 100);
+        if (fds[0].revents) {
+          conn = net::Fd(::accept4(ds.fd.get(), nullptr, nullptr, SOCK_CLOEXEC));
+          if (conn) break;
+        }
+      }
+      ds.fd.reset();  // one connection per test
+      if (p.timer_after_accept) {
+        t0 = Clock::now();
+        deadline = limit_from(t0);
+      }
+    }
+    // 2. The flow.
+    std::unique_ptr<engine::Flow> flow;
+    const uint64_t count = p.test_length < 0 ? static_cast<uint64_t>(-int64_t{p.test_length}) : 0;
+    switch (kind) {
+      case TestKind::kTcpStream:
+        flow = std::make_unique<engine::TcpRecvFlow>(std::move(conn),
+                                                     static_cast<uint32_t>(ds.recv_size));
+        break;
+      case TestKind::kTcpMaerts:
+        flow = std::make_unique<engine::TcpSendFlow>(std::move(conn),
+                                                     static_cast<uint32_t>(ds.send_size), count);
+        break;
+      case TestKind::kTcpRr:
+        flow = std::make_unique<engine::TcpRrServerFlow>(std::move(conn),
+                                                         static_cast<uint32_t>(p.request_size),
+                                                         static_cast<uint32_t>(p.response_size));
+        break;
+      case TestKind::kTcpCrr: {
+        net::set_nonblocking(ds.fd.get(), true);
+        engine::SocketOptions o{p.sndbuf, p.rcvbuf, p.nodelay};
+        flow = std::make_unique<engine::CrrServerFlow>(ds.fd.get(), o,
+                                                       static_cast<uint32_t>(p.request_size),
+                                                       static_cast<uint32_t>(p.response_size));
+        break;
+      }
+      case TestKind::kUdpStream: {
+        auto f = std::make_unique<engine::UdpRecvFlow>(
+            std::move(ds.fd), static_cast<uint32_t>(std::max(ds.recv_size, 65536)));
+        f->end_on_empty = true;
+        flow = std::move(f);
+        break;
+      }
+      case TestKind::kUdpRr: {
+        auto f = std::make_unique<engine::UdpRrServerFlow>(std::move(ds.fd),
+                                                           static_cast<uint32_t>(p.request_size),
+                                                           static_cast<uint32_t>(p.response_size));
+        f->end_on_empty = true;
+        flow = std::move(f);
+        break;
+      }
+    }
+    std::vector<std::unique_ptr<engine::Flow>> flows;
+    flows.push_back(std::move(flow));
+    engine::Side side(std::move(flows), 1);
+    side.launch();
+    side.go();
+
+    // 3. Until the test's own end, its timer, or trouble.
+    const Clock::time_point stop_sending =
+        timed ? t0 + secs(p.test_length) : Clock::time_point::max();
+    Clock::time_point stopped_at{};  // MAERTS and TCP_CRR: when we ended the test by time
+    Clock::time_point last_activity = t0;
+    uint64_t last_transactions = 0;
+    for (;;) {
+      if (side.all_finished()) break;
+      const Clock::time_point now = Clock::now();
+      if (uint64_t n = side.flows()[0]->counters.transactions.get(); n != last_transactions) {
+        last_transactions = n;
+        last_activity = now;
+      }
+      if (ctx_.stopping->load()) out.aborted = "server shutting down";
+      if (!out.aborted && watch.gone()) out.aborted = "the client went away";
+      if (out.aborted) {
+        side.set_phase(engine::Phase::kAbort);
+        break;
+      }
+      if (side.phase() == engine::Phase::kRun) {
+        if (kind == TestKind::kTcpMaerts && now >= stop_sending) {
+          side.set_phase(engine::Phase::kDrain);
+          stopped_at = now;
+          deadline = now + kMaertsDrain;
+        } else if (kind == TestKind::kTcpCrr && now >= stop_sending &&
+                   now - last_activity >= kCrrQuiet) {
+          side.set_phase(engine::Phase::kDrain);
+          stopped_at = last_activity;
+        }
+      }
+      if (now >= deadline) {
+        side.set_phase(engine::Phase::kAbort);
+        out.timed_out = stopped_at == Clock::time_point{};
+        break;
+      }
+      std::this_thread::sleep_for(5ms);
+    }
+    side.join();
+
+    // 4. What it measured, and the socket's state at the end.
+    Clock::time_point end = t0;
+    for (const auto& f : side.flows()) end = std::max(end, f->ended);
+    if (stopped_at != Clock::time_point{}) end = stopped_at;
+    out.elapsed_s = std::max(0.0, seconds(end - t0) - (out.timed_out ? pad : 0));
+    const int probe = kind == TestKind::kTcpCrr ? ds.fd.get() : side.flows()[0]->initial_fd();
+    out.sndbuf_end = p.sndbuf > 0 ? ds.sndbuf : net::get_sndbuf(probe);
+    out.rcvbuf_end = p.rcvbuf > 0 ? ds.rcvbuf : net::get_rcvbuf(probe);
+    if (!is_udp(kind) && kind != TestKind::kTcpCrr) {
+      out.retrans = total_retrans(probe);
+      if (p.want_cong) out.cong = congestion_control(probe);
+    }
+    out.side = engine::collect(side);
+    // A netperf receiver that closes with data still queued resets the
+    // connection; for a sender that only means the test is over.
+    const int err = side.flows()[0]->error_errno;
+    if (kind == TestKind::kTcpMaerts && (err == ECONNRESET || err == EPIPE))
+      out.side.flows[0].error.clear();
+    if (kind == TestKind::kTcpCrr) crr_listener_ = std::move(ds.fd);
+    return out;
+  }
+
+  // Notices a client that closed its control connection mid-test.
+  class ControlWatch {
+   public:
+    explicit ControlWatch(int fd) : fd_(fd) {}
+    bool gone() {
+      if (quiet_) return false;
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, 0) <= 0) return false;
+      char c;
+      ssize_t n = ::recv(fd_, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+      if (n > 0) {
+        quiet_ = true;  // an early next request: it waits for the results
+        return false;
+      }
+      return n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+    }
+    bool quiet() const { return quiet_; }
+
+   private:
+    int fd_;
+    bool quiet_ = false;
+  };
+
+  void log_done(const char* test, const Outcome& o, bool delivered) {
+    const auto t = o.side.total();
+    std::string err = o.side.first_error();
+    log(test, fmt::format("done: {:.2f} s, {} bytes in, {} bytes out, {} transactions{}{}{}",
+                          o.elapsed_s, t.bytes_recv, t.bytes_sent, t.transactions,
+                          o.timed_out ? " (ended by the padded timer)" : "",
+                          delivered ? "" : "; the client went away before the results",
+                          err.empty() ? "" : "; " + err));
+  }
+
+  void log(const std::string& test, const std::string& what) {
+    if (!cfg_.log) return;
+    std::string line =
+        fmt::format("flowperf server: {} {} (netperf): {}\n", peer_.to_string(), test, what);
+    std::fputs(line.c_str(), cfg_.log);
+    std::fflush(cfg_.log);
+  }
+
+  int control_;
+  SessionContext ctx_;
+  const ServerConfig& cfg_;
+  Slot slot_;
+  net::Address peer_, local_;
+  net::Fd crr_listener_;  // the last TCP_CRR listener, open until the client's next message
+  bool first_ = true;     // nothing sent yet
+};
+
+}  // namespace
 
 void serve_netperf_connection(int control, const SessionContext& ctx) {
-  if (!ctx.config->log) return;
-  std::string line = fmt::format(
-      "flowperf server: {}: a netperf client; netperf's protocol is not served yet "
-      "(connection closed)\n",
-      net::peer_address(control).to_string());
-  std::fputs(line.c_str(), ctx.config->log);
-  std::fflush(ctx.config->log);
+  NetperfSession(control, ctx).run();
 }
 
 }  // namespace flowperf::session
