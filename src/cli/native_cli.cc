@@ -34,7 +34,7 @@ struct ClientArgs {
   std::string count, send_size, recv_size, local_buf, remote_buf, rate, rr = "1,1", unit = "a";
   uint32_t streams = 1, threads = 0;
   double interval = 0;
-  bool nodelay = false, json = false, v4 = false, v6 = false, cpu = false;
+  bool nodelay = false, json = false, v4 = false, v6 = false, cpu = false, nic = false;
   uint32_t udp_rr_min_timeout_us = 50;
   std::string cc;
 };
@@ -140,6 +140,7 @@ int run_client(const ClientArgs& a) {
     throw usage_error("-f " + a.unit + ": unknown unit; use k, m, g (bits) or K, M, G (bytes)");
   text.unit = *unit;
   text.cpu = a.cpu;
+  text.nic = a.nic;
 
   std::unique_ptr<Embedded> embedded;
   session::ClientOptions o;
@@ -328,6 +329,8 @@ int native_main(int argc, char** argv) {
   app.add_option("-f,--format", c.unit, "rate unit: k/m/g bits, K/M/G bytes, a for auto")
       ->capture_default_str();
   app.add_flag("-D,--nodelay", c.nodelay, "set TCP_NODELAY on data connections");
+  app.add_flag("--nic", c.nic,
+               "show the data path interface's packet and byte rates on both ends (as sar -n DEV)");
   app.add_option("-K,--cc", c.cc, "TCP congestion control on both ends (e.g. cubic, bbr)");
   app.add_flag("--json", c.json, "print one JSON document (see docs/json.md)");
   app.add_flag("--cpu", c.cpu,

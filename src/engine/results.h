@@ -11,6 +11,7 @@
 
 #include "measure/cpu_meter.h"
 #include "measure/histogram.h"
+#include "measure/nic_counters.h"
 #include "net/tcp_info.h"
 
 namespace flowperf::engine {
@@ -42,6 +43,7 @@ struct SideResult {
   std::vector<FlowResult> flows;
   measure::Histogram latency;            // all flows merged
   std::optional<measure::CpuUsage> cpu;  // over the measured interval, when measured
+  std::optional<measure::NicUsage> nic;  // the data path's interface, same interval
 
   // Sums over flows.
   FlowResult total() const;

@@ -195,6 +195,37 @@ measure::CpuUsage cpu_from_json(const json& j) {
   return c;
 }
 
+json nic_to_json(const measure::NicUsage& n) {
+  const auto& d = n.delta;
+  return {{"name", n.name},
+          {"elapsed_s", n.elapsed_s},
+          {"rx_packets", d.rx_packets},
+          {"tx_packets", d.tx_packets},
+          {"rx_bytes", d.rx_bytes},
+          {"tx_bytes", d.tx_bytes},
+          {"rx_dropped", d.rx_dropped},
+          {"tx_dropped", d.tx_dropped},
+          {"rx_errors", d.rx_errors},
+          {"tx_errors", d.tx_errors}};
+}
+
+measure::NicUsage nic_from_json(const json& j) {
+  if (!j.is_object()) throw ProtocolError("nic is not an object");
+  measure::NicUsage n;
+  n.name = field<std::string>(j, "name");
+  n.elapsed_s = field<double>(j, "elapsed_s");
+  auto& d = n.delta;
+  d.rx_packets = field<uint64_t>(j, "rx_packets");
+  d.tx_packets = field<uint64_t>(j, "tx_packets");
+  d.rx_bytes = field<uint64_t>(j, "rx_bytes");
+  d.tx_bytes = field<uint64_t>(j, "tx_bytes");
+  d.rx_dropped = field<uint64_t>(j, "rx_dropped");
+  d.tx_dropped = field<uint64_t>(j, "tx_dropped");
+  d.rx_errors = field<uint64_t>(j, "rx_errors");
+  d.tx_errors = field<uint64_t>(j, "tx_errors");
+  return n;
+}
+
 json side_to_json(const engine::SideResult& s) {
   json flows = json::array();
   for (const auto& f : s.flows) flows.push_back(flow_to_json(f));
@@ -206,7 +237,8 @@ json side_to_json(const engine::SideResult& s) {
           {"rcvbuf_end", s.rcvbuf_end},
           {"flows", flows},
           {"latency", histogram_to_json(s.latency)},
-          {"cpu", s.cpu ? cpu_to_json(*s.cpu) : json(nullptr)}};
+          {"cpu", s.cpu ? cpu_to_json(*s.cpu) : json(nullptr)},
+          {"nic", s.nic ? nic_to_json(*s.nic) : json(nullptr)}};
 }
 
 engine::SideResult side_from_json(const json& j) {
@@ -226,6 +258,7 @@ engine::SideResult side_from_json(const json& j) {
   }
   s.latency = histogram_from_json(field<json>(j, "latency"));
   if (auto it = j.find("cpu"); it != j.end() && !it->is_null()) s.cpu = cpu_from_json(*it);
+  if (auto it = j.find("nic"); it != j.end() && !it->is_null()) s.nic = nic_from_json(*it);
   return s;
 }
 

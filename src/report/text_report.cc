@@ -156,6 +156,20 @@ std::string text_result(const session::TestResult& r, const TextOptions& o) {
     out += side("remote", r.have_remote ? r.remote_side.cpu : std::nullopt, sum.remote_sd,
                 sum.sd_units);
   }
+  if (o.nic) {
+    auto side = [](const char* name, const std::optional<measure::NicUsage>& n) {
+      if (!n) return fmt::format("  nic {}: not measured\n", name);
+      const auto& d = n->delta;
+      return fmt::format(
+          "  nic {} ({}): rx {:.1f} pkt/s {:.1f} kB/s, tx {:.1f} pkt/s {:.1f} kB/s, dropped rx {} "
+          "tx {}, errors rx {} tx {}\n",
+          name, n->name, n->per_s(d.rx_packets), n->per_s(d.rx_bytes) / 1000.0,
+          n->per_s(d.tx_packets), n->per_s(d.tx_bytes) / 1000.0, d.rx_dropped, d.tx_dropped,
+          d.rx_errors, d.tx_errors);
+    };
+    out += side("local", r.local_side.nic);
+    out += side("remote", r.have_remote ? r.remote_side.nic : std::nullopt);
+  }
   if (r.interrupted) out += "  interrupted: the results cover the time until Ctrl-C\n";
   if (!r.error.empty()) out += "  error: " + r.error + "\n";
   return out;

@@ -14,6 +14,7 @@ struct TextOptions {
   core::RateUnit unit = core::RateUnit::Auto;  // -f
   bool per_stream = true;                      // rows per stream when there are several
   bool cpu = false;                            // --cpu: utilization and service demand
+  bool nic = false;                            // --nic: interface counters of both ends
 };
 
 std::string text_header(const session::TestResult& r);

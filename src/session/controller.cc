@@ -10,10 +10,10 @@
 #include "core/version.h"
 #include "engine/test_plan.h"
 #include "engine/worker.h"
-#include "measure/cpu_meter.h"
 #include "net/sys.h"
 #include "proto/framing.h"
 #include "session/data_plane.h"
+#include "session/side_meter.h"
 
 namespace flowperf::session {
 namespace {
@@ -144,7 +144,8 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   control.send(proto::Start{});
   control.expect<proto::Started>(60);
   const Clock::time_point t0 = side.go();
-  const measure::CpuSnapshot cpu0 = measure::take_cpu_snapshot();
+  SideMeter meter;
+  meter.start(local);
   if (o.on_started) o.on_started(result);
 
   // 5. Run until the time is up, every flow met its count, or the user
@@ -182,15 +183,13 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   //    server drains only after the last request or datagram is out; when the
   //    server sends, it must hear Stop before our receivers can see its EOF.
   const bool server_sends = spec.test == spec::TestKind::kTcpMaerts;
-  measure::CpuSnapshot cpu_end;
-  Clock::time_point cpu_end_t{};
+  engine::SideResult measured;  // CPU and NIC figures, taken when our flows finish
   try {
     if (server_sends) control.send(proto::Stop{});
     side.set_phase(engine::Phase::kDrain);
     if (!side.wait_finished(after(result.interrupted ? 2 : 10)))
       side.set_phase(engine::Phase::kAbort);
-    cpu_end = measure::take_cpu_snapshot();
-    cpu_end_t = Clock::now();
+    meter.finish(measured);
     if (!server_sends) control.send(proto::Stop{});
     side.join();
     if (spec.interval_s > 0 && !result.interrupted) {
@@ -209,12 +208,9 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
     result.error = e.what();
   }
   result.local_side = engine::collect(side);
-  if (cpu_end_t == Clock::time_point{}) {
-    cpu_end = measure::take_cpu_snapshot();
-    cpu_end_t = Clock::now();
-  }
-  result.local_side.cpu =
-      measure::cpu_between(cpu0, cpu_end, std::chrono::duration<double>(cpu_end_t - t0).count());
+  meter.finish(measured);  // no-op when already taken
+  result.local_side.cpu = measured.cpu;
+  result.local_side.nic = measured.nic;
   result.local_side.sndbuf = sndbuf;
   result.local_side.rcvbuf = rcvbuf;
   if (result.error.empty()) {

@@ -14,12 +14,12 @@
 #include "engine/results.h"
 #include "engine/test_plan.h"
 #include "engine/worker.h"
-#include "measure/cpu_meter.h"
 #include "net/socket.h"
 #include "net/sys.h"
 #include "proto/framing.h"
 #include "session/data_plane.h"
 #include "session/server.h"
+#include "session/side_meter.h"
 
 namespace flowperf::session {
 namespace {
@@ -170,8 +170,9 @@ class Session {
 
     engine::Side side(engine::server_flows(spec_, std::move(sockets), crr_listeners), threads);
     side.launch();
-    const auto t0 = side.go();
-    const measure::CpuSnapshot cpu0 = measure::take_cpu_snapshot();
+    side.go();
+    SideMeter meter;
+    meter.start(local_);
     send(proto::Started{});
 
     // Run until the client says stop, the client vanishes, the server's own
@@ -204,11 +205,12 @@ class Session {
     }
     side.set_phase(engine::Phase::kDrain);
     if (!side.wait_finished(after(10))) side.set_phase(engine::Phase::kAbort);
-    const measure::CpuSnapshot cpu1 = measure::take_cpu_snapshot();
-    const double cpu_s = std::chrono::duration<double>(Clock::now() - t0).count();
+    engine::SideResult measured;
+    meter.finish(measured);
     side.join();
     engine::SideResult r = engine::collect(side);
-    r.cpu = measure::cpu_between(cpu0, cpu1, cpu_s);
+    r.cpu = measured.cpu;
+    r.nic = measured.nic;
     r.sndbuf = plane.sndbuf;
     r.rcvbuf = plane.rcvbuf;
     send(proto::Results{r});

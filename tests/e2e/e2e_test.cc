@@ -225,6 +225,12 @@ TEST_F(E2E, CpuUtilizationAndServiceDemandFromBothEnds) {
     EXPECT_GE(c["peak_util"].get<double>(), c["util"].get<double>() - 1e-9) << side;
     EXPECT_EQ(c["method"], "S");
   }
+  for (const char* side : {"local", "remote"}) {
+    const json& n = j[side]["nic"];
+    ASSERT_TRUE(n.is_object()) << side;
+    EXPECT_EQ(n["name"], "lo") << side;
+    EXPECT_GT(n["rx_packets"].get<uint64_t>(), 0u) << side;
+  }
   const json& sd = j["total"]["service_demand"];
   EXPECT_EQ(sd["units"], "us/Tr");
   EXPECT_GT(sd["local"].get<double>(), 0);
