@@ -134,12 +134,16 @@ class InProcessServer {
   }
   uint16_t port() const { return server_->port(); }
   std::string log() const {
+    // Locked so the server cannot write between the rewind and the read
+    // (it would overwrite the start); the read leaves the position at the end.
+    ::flockfile(log_);
     std::fflush(log_);
     std::rewind(log_);
     std::string s;
     char buf[4096];
     size_t n;
     while ((n = std::fread(buf, 1, sizeof buf, log_)) > 0) s.append(buf, n);
+    ::funlockfile(log_);
     return s;
   }
 
@@ -227,10 +231,20 @@ TEST(NetperfWireSelf, AllSixTestsAgainstFlowperfsServer) {
     // test length: none waits for netserver's 4-second pad.
     EXPECT_LT(wall, 4.5);
   }
-  const std::string log = server.log();
-  for (TestKind kind : kAll)
-    EXPECT_NE(log.find(std::string(spec::info(kind).name) + " (netperf): done"), std::string::npos)
-        << log;
+  // The server logs a test after it has sent the results, so the last line
+  // may come a moment after the client returned.
+  auto all_logged = [&](const std::string& log) {
+    for (TestKind kind : kAll)
+      if (log.find(std::string(spec::info(kind).name) + " (netperf): done") == std::string::npos)
+        return false;
+    return true;
+  };
+  std::string log = server.log();
+  for (int i = 0; i < 100 && !all_logged(log); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    log = server.log();
+  }
+  EXPECT_TRUE(all_logged(log)) << log;
 }
 
 // A raw control connection to the in-process server.
