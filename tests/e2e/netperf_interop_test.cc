@@ -527,7 +527,10 @@ TEST(NetperfInterop, RealNetperfAgainstFlowperfServer) {
       case TestKind::kTcpRr:
         EXPECT_GT(kv["TRANSACTION_RATE"], 0);
         EXPECT_EQ(kv["REMOTE_BYTES_RECVD"], kv["LOCAL_BYTES_SENT"]) << o.out;
-        EXPECT_EQ(kv["REMOTE_BYTES_SENT"], kv["LOCAL_BYTES_RECVD"]) << o.out;
+        // netperf's timer may interrupt the receive of the last response,
+        // which it then does not count: we may have sent one more.
+        EXPECT_GE(kv["REMOTE_BYTES_SENT"], kv["LOCAL_BYTES_RECVD"]) << o.out;
+        EXPECT_LE(kv["REMOTE_BYTES_SENT"], kv["LOCAL_BYTES_RECVD"] + 1) << o.out;
         break;
       case TestKind::kTcpCrr:
         EXPECT_GT(kv["TRANSACTION_RATE"], 0);
