@@ -60,6 +60,17 @@ def proc_cpu(pid):
         return 0.0, 0.0
 
 
+def vm_hwm_kib(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
 def threads_cpu(pid):
     """CPU of a multi-threaded process: /proc/PID/stat covers all threads."""
     return proc_cpu(pid)
@@ -97,7 +108,15 @@ class Tool:
         # Output goes to files: a pipe could fill and stall the client while we wait4().
         with tempfile.TemporaryFile("w+") as fo, tempfile.TemporaryFile("w+") as fe:
             p = subprocess.Popen(cmd, stdout=fo, stderr=fe, text=True)
-            _, status, ru = os.wait4(p.pid, 0)
+            # Peak RSS from VmHWM of the exec'd image, polled: wait4's
+            # ru_maxrss would include the forked Python before exec.
+            hwm = 0
+            while True:
+                pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+                if pid == p.pid:
+                    break
+                hwm = max(hwm, vm_hwm_kib(p.pid))
+                time.sleep(0.05)
             p.returncode = os.waitstatus_to_exitcode(status)
             fo.seek(0)
             fe.seek(0)
@@ -117,7 +136,7 @@ class Tool:
             "client_sys_s": ru.ru_stime,
             "server_user_s": su1 - su0,
             "server_sys_s": ss1 - ss0,
-            "client_max_rss_kib": ru.ru_maxrss,
+            "client_max_rss_kib": hwm,
             "command": " ".join(cmd),
         }
 
