@@ -875,8 +875,9 @@ Global options:
     -a send,recv      Local buffer alignment (accepted, not applied)
     -A send,recv      Remote buffer alignment (accepted, not applied)
     -B brandstr       A tag printed after the result when headers are off (-P 0)
-    -c [cpu_rate]     Show local CPU columns (values come in a later flowperf)
-    -C [cpu_rate]     Show remote CPU columns (values come in a later flowperf)
+    -c [cpu_rate]     Local CPU utilisation and service demand (from
+                      /proc/stat; the rate is accepted, not needed)
+    -C [cpu_rate]     The same for the netserver
     -d                More debugging output
     -D time,[units] * Print an interim result every time seconds; a negative
                       time reads the clock on every unit of work

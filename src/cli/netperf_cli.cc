@@ -245,6 +245,7 @@ int run(const NetperfArgs& a) {
                                               : net::Family::kAny;
   c.local_host = a.local_host;
   c.local_port = a.local_port;
+  c.measure_remote_cpu = a.remote_cpu;
   c.interrupt = install_interrupt_handler();
   int interim_index = 0;
   if (a.interim_s > 0) {

@@ -217,8 +217,10 @@ time.
   --verbose_stat (-vs), --verbose_more_stat (-vvs)
     The message rate; with -vvs each node's bytes and messages.
   --verbose_time (-vt), --verbose_more_time (-vvt)
-    With -vvt each node's measured time. CPU times and costs come with
-    flowperf's CPU measurement.
+    The CPUs each node used ("% cpus": 100 is one CPU busy) and, for the
+    bandwidth tests, send_cost and recv_cost: CPU time per GB sent or
+    received. With -vvt the split into user, intr, kernel and iowait, and
+    each node's real and CPU time.
   --verbose_used (-vu), --verbose_more_used (-vvu)
     The parameters you set; with -vvu every parameter in use.
   --verbose_more (-vv)

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <limits>
 
 namespace flowperf::report {
 namespace {
@@ -66,10 +67,35 @@ Counts counts(const session::TestResult& r) {
   return c;
 }
 
-// The CPU fields of the classic tables: not measured yet, so netperf's
-// "unmeasured" values: -1.00 utilisation, -1.000 service demand, method U.
-constexpr double kNoCpu = -1.0;
-constexpr char kNoCpuMethod = 'U';
+// One end's CPU figures as netperf fills them for an end -c/-C asked for.
+// Service demand is netperf's calc_service_demand: utilization times CPUs
+// over the throughput in units per second, where the units are the *local*
+// work for both ends (netperf computes the remote figure from its own
+// counts too) and the time is the test's elapsed time.
+OmniCpu omni_cpu(const measure::CpuUsage& u, double work, double divisor, double elapsed,
+                 OmniCpu c) {
+  c.util = u.util;
+  c.user = u.user;
+  c.system = u.system;
+  c.iowait = u.iowait;
+  c.irq = u.irq;
+  c.swintr = u.softirq;
+  c.method = u.method.empty() ? 'U' : u.method[0];
+  c.count = static_cast<int>(u.num_cpus);
+  c.peak_util = u.peak_util;
+  c.peak_id = u.peak_cpu;
+  const double thruput = elapsed > 0 ? work / divisor / elapsed : 0;
+  // Without any work netperf divides by zero and prints "inf".
+  c.sd = thruput > 0 ? u.util * 10000.0 / thruput * static_cast<double>(u.num_cpus)
+                     : std::numeric_limits<double>::infinity();
+  return c;
+}
+
+// What -v 0 prints with CPU columns: netperf's local service demand and
+// method with -c, the remote ones with -C alone.
+const OmniCpu& terse_cpu(const NetperfReportOptions& o, const OmniValues& v) {
+  return o.local_cpu ? v.local_cpu : v.remote_cpu;
+}
 
 std::string tail_brand(const NetperfReportOptions& o) { return o.headers ? "" : o.brand; }
 
@@ -82,7 +108,9 @@ std::string stream_table(const session::TestResult& r, const NetperfReportOption
   const std::string units = v.units;
   std::string out;
   if (o.verbosity == 0) {
-    if (cpu) return cformat("%6.3f %c %s\n", kNoCpu, kNoCpuMethod, tail_brand(o).c_str());
+    if (cpu)
+      return cformat("%6.3f %c %s\n", terse_cpu(o, v).sd, terse_cpu(o, v).method,
+                     tail_brand(o).c_str());
     return cformat("%7.2f %s\n", v.throughput, tail_brand(o).c_str());
   }
   if (o.headers) {
@@ -94,7 +122,7 @@ std::string stream_table(const session::TestResult& r, const NetperfReportOption
       out += "Size   Size    Size     Time     Throughput  local    remote   local   remote\n";
       out += cformat(
           "bytes  bytes   bytes    secs.    %-8.8s/s  %% %c      %% %c      us/KB   us/KB\n\n",
-          units.c_str(), kNoCpuMethod, kNoCpuMethod);
+          units.c_str(), v.local_cpu.method, v.remote_cpu.method);
     } else {
       out += "Recv   Send    Send                          \n";
       out += "Socket Socket  Message  Elapsed              \n";
@@ -109,8 +137,8 @@ std::string stream_table(const session::TestResult& r, const NetperfReportOption
   const int message = maerts ? v.remote_send_size : v.local_send_size;
   if (cpu)
     out += cformat("%6d %6d %6d    %-6.2f     %7.2f   %-6.2f   %-6.2f   %-6.3f  %-6.3f %s\n", first,
-                   second, message, v.elapsed_s, v.throughput, kNoCpu, kNoCpu, kNoCpu, kNoCpu,
-                   tail_brand(o).c_str());
+                   second, message, v.elapsed_s, v.throughput, v.local_cpu.util, v.remote_cpu.util,
+                   v.local_cpu.sd, v.remote_cpu.sd, tail_brand(o).c_str());
   else
     out += cformat("%6d %6d %6d    %-6.2f   %7.2f   %s\n", first, second, message, v.elapsed_s,
                    v.throughput, tail_brand(o).c_str());
@@ -144,7 +172,8 @@ std::string udp_stream_table(const session::TestResult& r, const NetperfReportOp
   const Counts c = counts(r);
   const bool cpu = o.local_cpu || o.remote_cpu;
   if (o.verbosity == 0) {
-    if (cpu) return cformat("%6.2f %c\n", kNoCpu, kNoCpuMethod);
+    // netperf names the local method even when the figure is the remote one.
+    if (cpu) return cformat("%6.2f %c\n", terse_cpu(o, v).sd, v.local_cpu.method);
     return cformat("%7.2f\n", v.local_send_tput);
   }
   std::string out;
@@ -153,7 +182,7 @@ std::string udp_stream_table(const session::TestResult& r, const NetperfReportOp
       out += "Socket  Message  Elapsed      Messages                   CPU      Service\n";
       out += "Size    Size     Time         Okay Errors   Throughput   Util     Demand\n";
       out += cformat("bytes   bytes    secs            #      #   %s/sec %% %c%c     us/KB\n\n",
-                     v.units.c_str(), kNoCpuMethod, kNoCpuMethod);
+                     v.units.c_str(), v.local_cpu.method, v.remote_cpu.method);
     } else {
       out += "Socket  Message  Elapsed      Messages                \n";
       out += "Size    Size     Time         Okay Errors   Throughput\n";
@@ -165,9 +194,10 @@ std::string udp_stream_table(const session::TestResult& r, const NetperfReportOp
   const int errors = static_cast<int>(c.local.send_errors);
   if (cpu) {
     out += cformat("%6d  %6d   %-7.2f   %7llu %6d    %7.1f     %-6.2f   %-6.3f\n", v.lss,
-                   v.local_send_size, v.elapsed_s, sent, errors, v.local_send_tput, kNoCpu, kNoCpu);
+                   v.local_send_size, v.elapsed_s, sent, errors, v.local_send_tput,
+                   v.local_cpu.util, v.local_cpu.sd);
     out += cformat("%6d           %-7.2f   %7llu           %7.1f     %-6.2f   %-6.3f\n\n", v.rsr,
-                   v.elapsed_s, received, v.remote_recv_tput, kNoCpu, kNoCpu);
+                   v.elapsed_s, received, v.remote_recv_tput, v.remote_cpu.util, v.remote_cpu.sd);
   } else {
     out += cformat("%6d  %6d   %-7.2f   %7llu %6d    %7.2f\n", v.lss, v.local_send_size,
                    v.elapsed_s, sent, errors, v.local_send_tput);
@@ -222,8 +252,9 @@ std::string rr_table(const session::TestResult& r, const NetperfReportOptions& o
   const std::string brand = tail_brand(o);
   if (o.verbosity == 0) {
     if (cpu)
-      return crr ? cformat("%6.3f\n", kNoCpu)
-                 : cformat("%6.3f %c %s\n", kNoCpu, kNoCpuMethod, brand.c_str());
+      return crr ? cformat("%6.3f\n", terse_cpu(o, v).sd)
+                 : cformat("%6.3f %c %s\n", terse_cpu(o, v).sd, terse_cpu(o, v).method,
+                           brand.c_str());
     return crr ? cformat("%7.2f\n", v.throughput)
                : cformat("%7.2f %s\n", v.throughput, brand.c_str());
   }
@@ -240,14 +271,14 @@ std::string rr_table(const session::TestResult& r, const NetperfReportOptions& o
                    : cformat(
                          "bytes  bytes  bytes   bytes  secs.   per sec  %% %c    %% %c    us/Tr   "
                          "us/Tr\n\n",
-                         kNoCpuMethod, kNoCpuMethod);
+                         v.local_cpu.method, v.remote_cpu.method);
       } else {
         out += "Socket Size   Request Resp.  Elapsed Tput     CPU    CPU    S.dem   S.dem\n";
         out += cformat("Send   Recv   Size    Size   Time    %-8.8s local  remote local   remote\n",
                        v.units.c_str());
         out += cformat(
             "bytes  bytes  bytes   bytes  secs.   per sec  %% %c    %% %c    us/KB   us/KB\n\n",
-            kNoCpuMethod, kNoCpuMethod);
+            v.local_cpu.method, v.remote_cpu.method);
       }
     } else if (unit == 'x' || crr) {
       out += "Socket Size   Request  Resp.   Elapsed  Trans.\n";
@@ -265,7 +296,8 @@ std::string rr_table(const session::TestResult& r, const NetperfReportOptions& o
         : udp ? "%-6d %-6d %-6d  %-6d %-6.2f  %-6.2f   %-6.2f %-6.2f %-6.3f  %-6.3f %s\n"
               : "%-6d %-6d %-6d  %-6d %-6.2f  %-6.2f  %-6.2f %-6.2f %-6.3f  %-6.3f %s\n";
     out += cformat(row, v.lss, v.lsr, v.request_size, v.response_size, v.elapsed_s, v.throughput,
-                   kNoCpu, kNoCpu, kNoCpu, kNoCpu, crr ? "" : brand.c_str());
+                   v.local_cpu.util, v.remote_cpu.util, v.local_cpu.sd, v.remote_cpu.sd,
+                   crr ? "" : brand.c_str());
   } else {
     out += cformat("%-6d %-6d %-6d   %-6d  %-6.2f   %7.2f   %s\n", v.lss, v.lsr, v.request_size,
                    v.response_size, v.elapsed_s, v.throughput, crr ? "" : brand.c_str());
@@ -429,6 +461,16 @@ OmniValues netperf_values(const session::TestResult& r, const NetperfReportOptio
   v.remote_recv_tput = netperf_rate(static_cast<double>(c.remote.bytes_recv), c.elapsed, side_unit);
 
   v.sd_units = unit == 'x' ? "usec/Tran" : "usec/KB";
+  // CPU only for the ends -c/-C asked for, as netperf fills them; an end
+  // that was asked for but not measured (a netserver that did not measure)
+  // keeps netperf's "not measured" values.
+  const double sd_work = unit == 'x' ? static_cast<double>(c.local.transactions) : local_xferd;
+  const double sd_divisor = unit == 'x' ? 1.0 : 1024.0;
+  if (o.local_cpu && r.local_side.cpu)
+    v.local_cpu = omni_cpu(*r.local_side.cpu, sd_work, sd_divisor, c.elapsed, OmniCpu{});
+  if (o.remote_cpu && r.have_remote && r.remote_side.cpu)
+    v.remote_cpu =
+        omni_cpu(*r.remote_side.cpu, sd_work, sd_divisor, c.elapsed, OmniCpu::remote_unmeasured());
   if (rr && c.local.transactions > 0 && c.elapsed > 0) {
     v.transaction_rate = static_cast<double>(c.local.transactions) / c.elapsed;
     const int burst = info.connect_per_transaction ? 0 : std::max(o.first_burst, 0);

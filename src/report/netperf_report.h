@@ -13,9 +13,12 @@
 // numbers (RR latency histogram, bytes per call). The socket sizes are the
 // ones in effect on each side's data sockets (TestResult sndbuf/rcvbuf).
 //
-// CPU utilisation is not measured yet: with -c/-C the tables take netperf's
-// CPU layout and show what netperf shows for an unmeasured value (-1.00,
-// method 'U'), so scripts that cut columns keep working.
+// With -c/-C the tables take netperf's CPU layout: utilization (percent of
+// all CPUs), the method letter ("S": /proc/stat) and service demand (us/KB,
+// or us/Tr in transactions) of each end asked for. An end not asked for, or
+// asked for but not measured (its SideResult::cpu is empty, as from a
+// netserver that did not measure), shows netperf's unmeasured values: -1.00,
+// -1.000, method 'U'. The CPU selectors follow the same rule.
 #pragma once
 
 #include <chrono>

@@ -49,6 +49,29 @@ OmniSelection default_omni_selection(OmniShape shape, bool cpu);
 // What `-O ?` (one per line) and `-o ?`/`-k ?` (comma separated) print.
 std::string omni_selector_list(bool comma_separated);
 
+// One end's CPU figures as netperf keeps them: utilization and its split in
+// percent of all CPUs, netperf's method letter, service demand (us per KB or
+// per transaction), the CPU count and the busiest CPU. The defaults are what
+// netperf prints for a local end it did not measure; a remote end it did not
+// measure differs only in the busiest CPU (0.00 and 0, from netserver's
+// zeroed reply).
+struct OmniCpu {
+  double util = -1;
+  double user = 0, system = 0, iowait = 0, irq = 0, swintr = 0;
+  char method = 'U';
+  double sd = -1;
+  int count = 0;
+  double peak_util = -1;
+  int peak_id = -1;
+
+  static OmniCpu remote_unmeasured() {
+    OmniCpu c;
+    c.peak_util = 0;
+    c.peak_id = 0;
+    return c;
+  }
+};
+
 // netperf's variables, as printed by the selectors.
 struct OmniValues {
   std::string socket_type = "Stream", protocol = "TCP", direction = "Send";
@@ -62,10 +85,10 @@ struct OmniValues {
   int local_send_size = -1, local_recv_size = -1;
   int remote_send_size = -1, remote_recv_size = -1;
   int request_size = -1, response_size = -1;
-  // CPU: not measured yet, so netperf's "not measured" values.
-  double local_cpu_util = -1, remote_cpu_util = -1;
-  double local_sd = -1, remote_sd = -1;
-  char local_cpu_method = 'U', remote_cpu_method = 'U';
+  // CPU, filled only for the ends -c/-C asked for (as netperf does); the
+  // other end keeps netperf's "not measured" values.
+  OmniCpu local_cpu;
+  OmniCpu remote_cpu = OmniCpu::remote_unmeasured();
   std::string sd_units = "usec/KB";
   int confidence_level = 0;
   double confidence_interval = -1;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/units.h"
+#include "measure/cpu_meter.h"
 #include "report/summary.h"
 
 namespace flowperf::report {
@@ -65,6 +66,18 @@ class Rows {
     if (!shown(l, bytes)) return;
     if (!d_.unify_units && binary_multiple(name, bytes)) return;
     scaled(Level::kAlways, name, bytes, kUnits, 5);
+  }
+  // A share of the CPUs in percent of one CPU ("200 % cpus": two busy
+  // CPUs); never scaled.
+  void cpus(Level l, const std::string& name, double percent) {
+    if (!shown(l, percent)) return;
+    number(name, percent, "% cpus");
+  }
+  // CPU seconds per GB (10^9 bytes) moved, shown in ns/GB, us/GB, ms/GB or
+  // sec/GB.
+  void cost(Level l, const std::string& name, double sec_per_gb) {
+    static const char* const kUnits[] = {"ns/GB", "us/GB", "ms/GB", "sec/GB"};
+    scaled(l, name, sec_per_gb * 1e9, kUnits, 4);
   }
   void text(Level l, const std::string& name, const std::string& value) {
     if (!shown(l, value.empty() ? 0 : 1)) return;
@@ -178,16 +191,45 @@ void used_rows(Rows& out, const std::vector<QperfParam>& used, const QperfDispla
   }
 }
 
-// One end's counts, for the -vvt and -vvs rows.
+// One end's CPU use as qperf shows it, in percent of one CPU (200 is two
+// busy CPUs), from qperf's split of the /proc/stat ticks: user (with nice),
+// intr (irq and softirq), kernel (system and steal) and iowait. `used` is
+// their sum (qperf counts iowait as used), `time_s` the CPU seconds that
+// makes over the measured interval. All zero when the end was not measured,
+// which hides the rows as qperf hides zero values.
+struct EndCpu {
+  double used = 0, user = 0, intr = 0, kernel = 0, iowait = 0;
+  double time_s = 0;
+};
+
+EndCpu end_cpu(const std::optional<measure::CpuUsage>& u) {
+  EndCpu c;
+  if (!u) return c;
+  // CpuUsage is in percent of all CPUs; its busy time less the named kinds
+  // is steal, which qperf counts as kernel time.
+  const double n = u->num_cpus;
+  const double steal = std::max(0.0, u->util - u->user - u->system - u->irq - u->softirq);
+  c.user = u->user * n;
+  c.intr = (u->irq + u->softirq) * n;
+  c.kernel = (u->system + steal) * n;
+  c.iowait = u->iowait * n;
+  c.used = c.user + c.intr + c.kernel + c.iowait;
+  c.time_s = c.used / 100 * u->elapsed_s;
+  return c;
+}
+
+// One end's counts and CPU use, for the cost, -vt, -vvt and -vvs rows.
 struct EndCounts {
   double real_time = 0;
   uint64_t send_errors = 0, send_bytes = 0, recv_bytes = 0;
   double send_msgs = 0, recv_msgs = 0;
+  EndCpu cpu;
 };
 
 EndCounts end_counts(const engine::SideResult& side, uint32_t send_size, uint32_t recv_size) {
   engine::FlowResult t = side.total();
   EndCounts c;
+  c.cpu = end_cpu(side.cpu);
   c.real_time = side.elapsed_s;
   c.send_errors = t.send_errors;
   c.send_bytes = t.bytes_sent;
@@ -197,33 +239,76 @@ EndCounts end_counts(const engine::SideResult& side, uint32_t send_size, uint32_
   return c;
 }
 
-// The rows qperf shows after the parameters. CPU use (cpus_used, the
-// user/intr/kernel/iowait split, cpu_time) and the send/recv costs derived
-// from it are left out: flowperf does not measure CPU yet, and the CPU
-// measurement issue adds them here. A missing server result leaves the
-// remote counts at zero, which hides their rows.
-void rest_rows(Rows& out, const session::TestResult& r, const QperfDisplay& d) {
-  const auto& info = spec::info(r.spec.test);
-  const bool stream = info.family == spec::Family::kStream;
+// Both ends' counts. A missing server result leaves the remote counts (and
+// CPU) at zero, which hides their rows.
+struct Ends {
+  EndCounts loc, rem;
+};
+
+Ends ends(const session::TestResult& r) {
+  const bool stream = spec::info(r.spec.test).family == spec::Family::kStream;
   // Message sizes each end sends and receives: one size for a stream, the
   // request and response sizes for request/response.
   const uint32_t msg = r.spec.effective_send_size();
   const uint32_t loc_send = stream ? msg : r.spec.request_size;
   const uint32_t loc_recv = stream ? msg : r.spec.response_size;
-  const EndCounts loc = end_counts(r.local_side, loc_send, loc_recv);
-  EndCounts rem;
-  if (r.have_remote) rem = end_counts(r.remote_side, loc_recv, loc_send);
+  Ends e;
+  e.loc = end_counts(r.local_side, loc_send, loc_recv);
+  if (r.have_remote) e.rem = end_counts(r.remote_side, loc_recv, loc_send);
+  return e;
+}
+
+// qperf's send_cost and recv_cost: the CPU seconds per GB of the end that
+// only sends (only receives), where the other end does not send (receive)
+// too. Latency tests, where both ends do both, have neither.
+void cost_rows(Rows& out, const Ends& e) {
+  const EndCounts &loc = e.loc, &rem = e.rem;
+  auto per_gb = [](double cpu_s, uint64_t bytes) {
+    return cpu_s * 1e9 / static_cast<double>(bytes);
+  };
+  double send = 0, recv = 0;
+  if (loc.send_bytes && !loc.recv_bytes && !rem.send_bytes)
+    send = per_gb(loc.cpu.time_s, loc.send_bytes);
+  else if (rem.send_bytes && !rem.recv_bytes && !loc.send_bytes)
+    send = per_gb(rem.cpu.time_s, rem.send_bytes);
+  if (rem.recv_bytes && !rem.send_bytes && !loc.recv_bytes)
+    recv = per_gb(rem.cpu.time_s, rem.recv_bytes);
+  else if (loc.recv_bytes && !loc.send_bytes && !rem.recv_bytes)
+    recv = per_gb(loc.cpu.time_s, loc.recv_bytes);
+  out.cost(Level::kTime, "send_cost", send);
+  out.cost(Level::kTime, "recv_cost", recv);
+}
+
+// One end's CPU rows: cpus_used with -vt, its split with -vvt.
+void cpu_rows(Rows& out, const std::string& p, const EndCpu& c) {
+  out.cpus(Level::kTime, p + "cpus_used", c.used);
+  out.cpus(Level::kMoreTime, p + "cpus_user", c.user);
+  out.cpus(Level::kMoreTime, p + "cpus_intr", c.intr);
+  out.cpus(Level::kMoreTime, p + "cpus_kernel", c.kernel);
+  out.cpus(Level::kMoreTime, p + "cpus_iowait", c.iowait);
+}
+
+// The rows qperf shows after the parameters and costs: each end's CPU use,
+// times and counts.
+void rest_rows(Rows& out, const session::TestResult& r, const Ends& e, const QperfDisplay& d) {
+  const auto& info = spec::info(r.spec.test);
+  const bool stream = info.family == spec::Family::kStream;
+  const EndCounts &loc = e.loc, &rem = e.rem;
 
   if (stream && !d.unify_nodes) {
     // Sender and receiver rather than local and remote.
     const bool client_sends = info.client_sends;
     const EndCounts& s = client_sends ? loc : rem;
     const EndCounts& v = client_sends ? rem : loc;
+    cpu_rows(out, "send_", s.cpu);
     out.time(Level::kMoreTime, "send_real_time", s.real_time);
+    out.time(Level::kMoreTime, "send_cpu_time", s.cpu.time_s);
     out.count(Level::kMoreStat, "send_errors", static_cast<double>(s.send_errors));
     out.size(Level::kMoreStat, "send_bytes", static_cast<double>(s.send_bytes));
     out.count(Level::kMoreStat, "send_msgs", s.send_msgs);
+    cpu_rows(out, "recv_", v.cpu);
     out.time(Level::kMoreTime, "recv_real_time", v.real_time);
+    out.time(Level::kMoreTime, "recv_cpu_time", v.cpu.time_s);
     out.size(Level::kMoreStat, "recv_bytes", static_cast<double>(v.recv_bytes));
     out.count(Level::kMoreStat, "recv_msgs", v.recv_msgs);
     return;
@@ -231,7 +316,9 @@ void rest_rows(Rows& out, const session::TestResult& r, const QperfDisplay& d) {
   for (const auto& [prefix, c] : {std::pair<const char*, const EndCounts&>{"loc_", loc},
                                   std::pair<const char*, const EndCounts&>{"rem_", rem}}) {
     const std::string p = prefix;
+    cpu_rows(out, p, c.cpu);
     out.time(Level::kMoreTime, p + "real_time", c.real_time);
+    out.time(Level::kMoreTime, p + "cpu_time", c.cpu.time_s);
     out.count(Level::kMoreStat, p + "send_errors", static_cast<double>(c.send_errors));
     out.size(Level::kMoreStat, p + "send_bytes", static_cast<double>(c.send_bytes));
     out.size(Level::kMoreStat, p + "recv_bytes", static_cast<double>(c.recv_bytes));
@@ -296,7 +383,9 @@ std::vector<QperfRow> qperf_test_rows(const session::TestResult& r,
     out.rate(Level::kStat, "msg_rate", per_s(static_cast<double>(t.transactions + remote)));
   }
   used_rows(out, used, d);
-  rest_rows(out, r, d);
+  const Ends e = ends(r);
+  cost_rows(out, e);
+  rest_rows(out, r, e, d);
   return out.take();
 }
 

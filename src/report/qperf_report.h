@@ -14,9 +14,13 @@
 //
 // Which rows appear follows qperf's verbosity classes: the main result
 // always; message rate with -vs; parameters the user set with -vu (every
-// parameter in use with -vvu); per-side times with -vvt; per-side byte and
-// message counts with -vvs. Everything is computed from the TestResult via
-// report::Summary, so this file only chooses and formats.
+// parameter in use with -vvu); with -vt the send/recv costs (CPU seconds per
+// GB, bandwidth tests only) and each end's CPUs used ("% cpus": percent of
+// one CPU); with -vvt each end's CPU split (user, intr, kernel, iowait),
+// real time and CPU time; per-side byte and message counts with -vvs. A row
+// whose value is zero or unknown (an end whose CPU was not measured) is left
+// out, as qperf leaves it out. Everything is computed from the TestResult,
+// so this file only chooses and formats.
 #pragma once
 
 #include <optional>

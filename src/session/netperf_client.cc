@@ -31,6 +31,7 @@
 #include "engine/worker.h"
 #include "net/sys.h"
 #include "proto/netperf_wire.h"
+#include "session/side_meter.h"
 
 namespace flowperf::session {
 namespace {
@@ -222,6 +223,23 @@ void name_local_socket(np::OmniRequest& r, int fd) {
 engine::SideResult remote_side(const np::OmniResults& res, const np::OmniResponse& setup,
                                bool udp) {
   engine::SideResult side;
+  // CPU words are junk unless the server agreed to measure (netserver
+  // leaves stale bytes there otherwise).
+  if ((setup.flags & np::kFlagMeasureCpu) && res.cpu_method != 0) {
+    measure::CpuUsage c;
+    c.util = res.cpu_util;
+    c.user = res.cpu_percent_user;
+    c.system = res.cpu_percent_system;
+    c.iowait = res.cpu_percent_iowait;
+    c.irq = res.cpu_percent_irq;
+    c.softirq = res.cpu_percent_swintr;
+    c.num_cpus = res.num_cpus;
+    c.peak_cpu = res.peak_cpu_id;
+    c.peak_util = res.peak_cpu_util;
+    c.elapsed_s = res.elapsed_time;
+    c.method = std::string(1, static_cast<char>(res.cpu_method));
+    side.cpu = c;
+  }
   side.elapsed_s = res.elapsed_time;
   side.threads = 1;
   side.sndbuf = setup.send_buf_size;
@@ -325,6 +343,7 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
 
   // 3. The request and netserver's setup response.
   np::OmniRequest request = make_request(spec, server.family());
+  if (o.measure_remote_cpu) request.flags |= np::kFlagMeasureCpu;
   if (udp_socket) name_local_socket(request, udp_socket.get());
   const np::Frame req_frame = np::encode_omni_request(request);
   if (net::sys::write_all(control.get(), req_frame.data(), req_frame.size(), after(10)) !=
@@ -384,6 +403,8 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
   engine::Side side(std::move(flows), 1);
   side.launch();
   const Clock::time_point t0 = side.go();
+  SideMeter meter;  // our CPU (and interface), as netperf -c measures it
+  meter.start(net::local_address(control.get()));
 
   // 5. Run until the time is up, the count is met, or the user interrupts.
   //    MAERTS ends when the server, whose timer it is, closes.
@@ -430,6 +451,8 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
     if (!side.wait_finished(after(result.interrupted || crr ? 2 : 10)))
       side.set_phase(engine::Phase::kAbort);
   }
+  engine::SideResult measured;
+  meter.finish(measured);
   side.join();
   auto send_end_marks = [&] {
     if (!end_marker) return;
@@ -447,6 +470,8 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
   result.local_side = engine::collect(side);
   result.local_side.sndbuf = buffers.sndbuf;
   result.local_side.rcvbuf = buffers.rcvbuf;
+  result.local_side.cpu = measured.cpu;
+  result.local_side.nic = measured.nic;
 
   // 7. The results, which the server sends unasked. The end-of-test
   //    datagrams can drown in a full receive buffer, so UDP tests send them

@@ -23,6 +23,7 @@ struct NetperfClientOptions {
   uint16_t local_port = 0;  // netperf -p port,lport
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const IntervalSample&)> on_interval;  // netperf -D interim results
+  bool measure_remote_cpu = false;  // netperf -C: ask the server to measure its CPU
 };
 
 // Throws Error before the test starts (no netserver, refused); failures

@@ -45,6 +45,7 @@
 #include "proto/netperf_wire.h"
 #include "session/server.h"
 #include "session/session.h"
+#include "session/side_meter.h"
 #include "spec/test_spec.h"
 
 namespace flowperf::session {
@@ -271,14 +272,20 @@ class NetperfSession {
         recv ? width(r.recv_width, ds.rcvbuf, ds.recv_size, p) : static_cast<int32_t>(r.recv_width);
     resp.send_width =
         xmit ? width(r.send_width, ds.sndbuf, ds.send_size, p) : static_cast<int32_t>(r.send_width);
-    resp.flags = p.nodelay ? np::kFlagNoDelay : 0;  // never MEASURE_CPU: we do not measure it
-    resp.data_port = ds.port;                       // test_length stays 0, as netserver leaves it
+    // MEASURE_CPU is echoed only because we then do measure (SideMeter).
+    const bool measure_cpu = r.flags & np::kFlagMeasureCpu;
+    resp.flags = (p.nodelay ? np::kFlagNoDelay : 0) | (measure_cpu ? np::kFlagMeasureCpu : 0);
+    resp.data_port = ds.port;  // test_length stays 0, as netserver leaves it
     resp.socket_prio = r.socket_prio;
     resp.socket_tos = r.socket_tos;
     if (!send(np::encode_omni_response(resp))) return false;
     const Clock::time_point t0 = Clock::now();
 
+    SideMeter meter;
+    if (measure_cpu) meter.start(net::local_address(control_));
     Outcome o = run_data_phase(p, ds, t0);
+    engine::SideResult measured;
+    meter.finish(measured);  // nothing when not started
     slot_.release();
     if (o.aborted) {
       log(name, fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
@@ -297,6 +304,19 @@ class NetperfSession {
     res.elapsed_time = static_cast<float>(o.elapsed_s);
     res.num_cpus = std::thread::hardware_concurrency();
     res.transport_retrans = o.retrans;
+    if (measured.cpu) {
+      const measure::CpuUsage& c = *measured.cpu;
+      res.cpu_util = static_cast<float>(c.util);
+      res.cpu_percent_user = static_cast<float>(c.user);
+      res.cpu_percent_system = static_cast<float>(c.system);
+      res.cpu_percent_iowait = static_cast<float>(c.iowait);
+      res.cpu_percent_irq = static_cast<float>(c.irq);
+      res.cpu_percent_swintr = static_cast<float>(c.softirq);
+      res.cpu_method = static_cast<uint32_t>('S');  // netperf's code for /proc/stat
+      res.num_cpus = c.num_cpus;
+      res.peak_cpu_id = c.peak_cpu;
+      res.peak_cpu_util = static_cast<float>(c.peak_util);
+    }
     if (r.flags & np::kFlagWantRemoteCong) res.cong_control = o.cong;
     const bool sent = send(np::encode_omni_results(res));
     log_done(name, o, sent);

@@ -3,7 +3,8 @@
 // flowperf's netserver on 127.0.0.1 with a short -l. Each checks the output's
 // structure as netperf 2.7.1 prints it — the same banner, the same header
 // lines, the same columns — and that the numbers are sane (positive, sizes
-// as asked, latencies ordered). Nothing asserts speed.
+// as asked, latencies ordered, CPU utilization within 0-100 with -c/-C).
+// Nothing asserts speed.
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <regex>
 #include <sstream>
@@ -326,6 +328,185 @@ TEST_F(NetperfCli, Seed000OmniKeyval) {
   EXPECT_GT(v[0], 0);
   EXPECT_LE(v[2], v[4]);
   EXPECT_LE(v[4], v[3]);
+}
+
+// ---- CPU utilization and service demand (-c / -C) --------------------------------
+//
+// Both ends measure the whole machine over the test, so each utilization is
+// a percentage of all CPUs (0 to 100), the method is /proc/stat's "S", and
+// the service demands are positive.
+
+void expect_util(const std::string& s) {
+  EXPECT_GE(number(s), 0) << s;
+  EXPECT_LE(number(s), 100) << s;
+}
+
+void expect_cpu_stream(const Outcome& o, const std::string& title, bool maerts) {
+  ASSERT_FALSE(o.timed_out);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  ASSERT_EQ(lines.size(), 7u) << o.out;
+  EXPECT_EQ(lines[0], title + kBannerTail);
+  EXPECT_EQ(lines[1],
+            "Recv   Send    Send                          Utilization       Service Demand");
+  EXPECT_EQ(lines[2],
+            maerts ? "Socket Socket  Message  Elapsed              Recv     Send     Recv    Send"
+                   : "Socket Socket  Message  Elapsed              Send     Recv     Send    Recv");
+  EXPECT_EQ(lines[3],
+            "Size   Size    Size     Time     Throughput  local    remote   local   remote");
+  EXPECT_EQ(lines[4],
+            "bytes  bytes   bytes    secs.    10^6bits/s  % S      % S      us/KB   us/KB");
+  EXPECT_EQ(lines[5], "");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(
+      lines[6], m,
+      std::regex(R"( *(\d+) +(\d+) +16384 +(\d+\.\d\d) +(\d+\.\d\d) +(\d+\.\d\d) +(\d+\.\d\d) +)"
+                 R"((\d+\.\d\d\d) +(\d+\.\d\d\d) +)")))
+      << lines[6];
+  EXPECT_GT(number(m[4]), 0);  // throughput
+  expect_util(m[5]);
+  expect_util(m[6]);
+  EXPECT_GT(number(m[7]), 0);
+  EXPECT_GT(number(m[8]), 0);
+}
+
+TEST_F(NetperfCli, CpuColumnsTcpStream) {
+  expect_cpu_stream(netperf({"-c", "-C", "-l", "1"}), "MIGRATED TCP STREAM TEST", false);
+}
+
+TEST_F(NetperfCli, CpuColumnsTcpMaerts) {
+  expect_cpu_stream(netperf({"-c", "-C", "-t", "TCP_MAERTS", "-l", "1"}),
+                    "MIGRATED TCP MAERTS TEST", true);
+}
+
+TEST_F(NetperfCli, CpuColumnsUdpStream) {
+  Outcome o = netperf({"-c", "-C", "-t", "UDP_STREAM", "-l", "1"});
+  ASSERT_FALSE(o.timed_out);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  ASSERT_EQ(lines.size(), 8u) << o.out;
+  EXPECT_EQ(lines[0], std::string("MIGRATED UDP STREAM TEST") + kBannerTail);
+  EXPECT_EQ(lines[1], "Socket  Message  Elapsed      Messages                   CPU      Service");
+  EXPECT_EQ(lines[2], "Size    Size     Time         Okay Errors   Throughput   Util     Demand");
+  EXPECT_EQ(lines[3], "bytes   bytes    secs            #      #   10^6bits/sec % SS     us/KB");
+  EXPECT_EQ(lines[4], "");
+  std::smatch s, r;
+  ASSERT_TRUE(std::regex_match(lines[5], s,
+                               std::regex(R"( *(\d+)  +65507   (\d+\.\d\d) +(\d+) +0 +(\d+\.\d) +)"
+                                          R"((\d+\.\d\d) +(\d+\.\d\d\d) *)")))
+      << lines[5];
+  ASSERT_TRUE(std::regex_match(
+      lines[6], r,
+      std::regex(R"( *(\d+) {11}(\d+\.\d\d) +(\d+) +(\d+\.\d) +(\d+\.\d\d) +(\d+\.\d\d\d) *)")))
+      << lines[6];
+  EXPECT_EQ(lines[7], "");
+  expect_util(s[5]);
+  expect_util(r[5]);
+  EXPECT_GT(number(s[6]), 0);
+  EXPECT_GT(number(r[6]), 0);
+}
+
+void expect_cpu_rr(const Outcome& o, const std::string& title, bool crr) {
+  ASSERT_FALSE(o.timed_out);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  ASSERT_EQ(lines.size(), 8u) << o.out;
+  EXPECT_EQ(lines[0], title + kBannerTail + (crr ? "" : " : first burst 0"));
+  EXPECT_EQ(lines[1], "Local /Remote");
+  EXPECT_EQ(lines[2], "Socket Size   Request Resp.  Elapsed Trans.   CPU    CPU    S.dem   S.dem");
+  EXPECT_EQ(lines[3], "Send   Recv   Size    Size   Time    Rate     local  remote local   remote");
+  EXPECT_EQ(lines[4],
+            crr ? "bytes  bytes  bytes   bytes  secs.   per sec  %      %      us/Tr   us/Tr"
+                : "bytes  bytes  bytes   bytes  secs.   per sec  % S    % S    us/Tr   us/Tr");
+  EXPECT_EQ(lines[5], "");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(lines[6], m,
+                               std::regex(R"((-?\d+) +(-?\d+) +1 +1 +(\d+\.\d\d) +(\d+\.\d\d) +)"
+                                          R"((\d+\.\d\d) +(\d+\.\d\d) +(\d+\.\d\d\d) +)"
+                                          R"((\d+\.\d\d\d) *)")))
+      << lines[6];
+  EXPECT_GT(number(m[4]), 0);  // transactions per second
+  expect_util(m[5]);
+  expect_util(m[6]);
+  EXPECT_GT(number(m[7]), 0);
+  EXPECT_GT(number(m[8]), 0);
+  EXPECT_TRUE(std::regex_match(lines[7], std::regex(R"(-?\d+ +-?\d+)"))) << lines[7];
+}
+
+TEST_F(NetperfCli, CpuColumnsTcpRr) {
+  expect_cpu_rr(netperf({"-c", "-C", "-t", "TCP_RR", "-l", "1"}),
+                "MIGRATED TCP REQUEST/RESPONSE TEST", false);
+}
+
+TEST_F(NetperfCli, CpuColumnsTcpCrr) {
+  expect_cpu_rr(netperf({"-c", "-C", "-t", "TCP_CRR", "-l", "1"}),
+                "MIGRATED TCP Connect/Request/Response TEST", true);
+}
+
+TEST_F(NetperfCli, CpuColumnsUdpRr) {
+  expect_cpu_rr(netperf({"-c", "-C", "-t", "UDP_RR", "-l", "1"}),
+                "MIGRATED UDP REQUEST/RESPONSE TEST", false);
+}
+
+// -c alone: the remote columns keep netperf's unmeasured values; -v 0 prints
+// the local service demand and method.
+TEST_F(NetperfCli, CpuLocalOnly) {
+  Outcome o = netperf({"-c", "-t", "TCP_RR", "-l", "1"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  ASSERT_EQ(lines.size(), 8u) << o.out;
+  EXPECT_EQ(lines[4], "bytes  bytes  bytes   bytes  secs.   per sec  % S    % U    us/Tr   us/Tr");
+  EXPECT_TRUE(
+      std::regex_search(lines[6], std::regex(R"( \d+\.\d\d +-1\.00 +\d+\.\d{3} +-1\.000 $)")))
+      << lines[6];
+  o = netperf({"-c", "-v", "0", "-P", "0", "-l", "1"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(std::regex_match(o.out, std::regex(" *\\d+\\.\\d{3} S \n"))) << o.out;
+}
+
+// The CPU selectors with -c -C, in keyval form.
+TEST_F(NetperfCli, CpuSelectorsKeyval) {
+  Outcome o = netperf(
+      {"-c", "-C", "-l", "1", "-P", "0", "-t", "omni", "--", "-d", "rr", "-k",
+       "LOCAL_CPU_UTIL,LOCAL_CPU_PERCENT_USER,LOCAL_CPU_PERCENT_SYSTEM,LOCAL_CPU_PERCENT_IOWAIT,"
+       "LOCAL_CPU_PERCENT_IRQ,LOCAL_CPU_PERCENT_SWINTR,LOCAL_CPU_METHOD,LOCAL_SD,REMOTE_CPU_UTIL,"
+       "REMOTE_CPU_PERCENT_USER,REMOTE_CPU_PERCENT_SYSTEM,REMOTE_CPU_PERCENT_IOWAIT,"
+       "REMOTE_CPU_PERCENT_IRQ,REMOTE_CPU_PERCENT_SWINTR,REMOTE_CPU_METHOD,REMOTE_SD,SD_UNITS,"
+       "LOCAL_CPU_COUNT,LOCAL_CPU_PEAK_UTIL,LOCAL_CPU_PEAK_ID,REMOTE_CPU_COUNT,"
+       "REMOTE_CPU_PEAK_UTIL,REMOTE_CPU_PEAK_ID"});
+  ASSERT_FALSE(o.timed_out);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  ASSERT_EQ(lines.size(), 23u) << o.out;
+  const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  std::map<std::string, std::string> kv;
+  for (const auto& line : lines) {
+    auto eq = line.find('=');
+    ASSERT_NE(eq, std::string::npos) << line;
+    kv[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  for (const char* side : {"LOCAL", "REMOTE"}) {
+    const std::string s = side;
+    double parts = 0;
+    for (const char* kind : {"UTIL", "PERCENT_USER", "PERCENT_SYSTEM", "PERCENT_IOWAIT",
+                             "PERCENT_IRQ", "PERCENT_SWINTR"}) {
+      const std::string& v = kv[s + "_CPU_" + kind];
+      ASSERT_TRUE(std::regex_match(v, std::regex(R"(\d+\.\d\d)")))
+          << s << "_CPU_" << kind << "=" << v;
+      expect_util(v);
+      if (std::string(kind) != "UTIL" && std::string(kind) != "PERCENT_IOWAIT") parts += number(v);
+    }
+    EXPECT_LE(parts, number(kv[s + "_CPU_UTIL"]) + 0.05);  // the kinds add up to at most the whole
+    EXPECT_EQ(kv[s + "_CPU_METHOD"], "S");
+    EXPECT_TRUE(std::regex_match(kv[s + "_SD"], std::regex(R"(\d+\.\d{3})"))) << kv[s + "_SD"];
+    EXPECT_GT(number(kv[s + "_SD"]), 0);
+    EXPECT_EQ(kv[s + "_CPU_COUNT"], std::to_string(cpus));
+    expect_util(kv[s + "_CPU_PEAK_UTIL"]);
+    EXPECT_GE(number(kv[s + "_CPU_PEAK_UTIL"]), number(kv[s + "_CPU_UTIL"]) - 0.05);
+    EXPECT_GE(number(kv[s + "_CPU_PEAK_ID"]), 0);
+    EXPECT_LT(number(kv[s + "_CPU_PEAK_ID"]), cpus);
+  }
+  EXPECT_EQ(kv["SD_UNITS"], "usec/Tran");
 }
 
 // ---- Interim results, errors, help ----------------------------------------------

@@ -3,7 +3,8 @@
 // client processes running the commands of the user's seed (with short
 // times). Output is checked for qperf's structure: blocks named "test:",
 // rows "    name  =  value unit" with the '=' signs in one column and the
-// numbers right-aligned, in the order qperf prints them.
+// numbers right-aligned, in the order qperf prints them; with -v the CPU use
+// and costs, checked against each other and the machine's CPU count.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -112,7 +113,7 @@ std::vector<Block> blocks(const std::string& out) {
   // "    name  =  data[ unit][ (alt)]": numbers carry a unit, text does not.
   static const std::regex row(R"(^    ([a-z_]+) +=  (.*)$)");
   static const std::regex number(
-      R"(^( *)([0-9][0-9,]*(\.[0-9]+)?) ([A-Za-z/%]*)( \(([0-9,]+)\))?$)");
+      R"(^( *)([0-9][0-9,]*(\.[0-9]+)?) ([A-Za-z/%]*|% cpus)( \(([0-9,]+)\))?$)");
   std::vector<Block> result;
   size_t start = 0;
   while (start < out.size()) {
@@ -303,22 +304,126 @@ TEST_F(QperfE2e, ConfShowsAllEightFields) {
 
 // ---- more of qperf's options against the server ------------------------------------
 
+// The names of a block's rows, less the CPU split rows of -vvt (each shows
+// only when that kind of CPU time was seen, so which appear varies).
+std::vector<std::string> names_but_cpu_split(const Block& b) {
+  static const std::regex split(R"(.*_cpus_(user|intr|kernel|iowait))");
+  std::vector<std::string> out;
+  for (const auto& n : b.names())
+    if (!std::regex_match(n, split)) out.push_back(n);
+  return out;
+}
+
 TEST_F(QperfE2e, VerboseMoreShowsEachSidesCounts) {
   Outcome o = qperf({"127.0.0.1", "-lp", port(), "-t", "0.5", "-vv", "tcp_bw", "tcp_lat"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   auto bs = blocks(o.out);
   ASSERT_EQ(bs.size(), 2u) << o.out;
   expect_aligned(bs);
-  EXPECT_EQ(bs[0].names(),
-            (std::vector<std::string>{"bw", "msg_rate", "msg_size", "time", "timeout",
-                                      "send_real_time", "send_bytes", "send_msgs", "recv_real_time",
-                                      "recv_bytes", "recv_msgs"}));
+  EXPECT_EQ(names_but_cpu_split(bs[0]),
+            (std::vector<std::string>{
+                "bw", "msg_rate", "msg_size", "time", "timeout", "send_cost", "recv_cost",
+                "send_cpus_used", "send_real_time", "send_cpu_time", "send_bytes", "send_msgs",
+                "recv_cpus_used", "recv_real_time", "recv_cpu_time", "recv_bytes", "recv_msgs"}));
   EXPECT_EQ(bs[0].row("send_msgs").data, bs[0].row("recv_msgs").data);
-  EXPECT_EQ(bs[1].names(), (std::vector<std::string>{
-                               "latency", "msg_rate", "msg_size", "time", "timeout",
-                               "loc_real_time", "loc_send_bytes", "loc_recv_bytes", "loc_send_msgs",
-                               "loc_recv_msgs", "rem_real_time", "rem_send_bytes", "rem_recv_bytes",
-                               "rem_send_msgs", "rem_recv_msgs"}));
+  EXPECT_EQ(names_but_cpu_split(bs[1]),
+            (std::vector<std::string>{
+                "latency", "msg_rate", "msg_size", "time", "timeout", "loc_cpus_used",
+                "loc_real_time", "loc_cpu_time", "loc_send_bytes", "loc_recv_bytes",
+                "loc_send_msgs", "loc_recv_msgs", "rem_cpus_used", "rem_real_time", "rem_cpu_time",
+                "rem_send_bytes", "rem_recv_bytes", "rem_send_msgs", "rem_recv_msgs"}));
+}
+
+// ---- CPU use and costs ------------------------------------------------------------
+
+double plain(const std::string& data) {
+  std::string digits;
+  for (char c : data)
+    if (c != ',') digits += c;
+  return std::stod(digits);
+}
+
+// A row's value in base units: seconds per GB, bytes per second, seconds.
+double scaled(const Row& r) {
+  static const std::vector<std::pair<std::string, double>> kUnits = {
+      {"ns/GB", 1e-9},  {"us/GB", 1e-6}, {"ms/GB", 1e-3}, {"sec/GB", 1},
+      {"ns", 1e-9},     {"us", 1e-6},    {"ms", 1e-3},    {"sec", 1},
+      {"bytes/sec", 1}, {"KB/sec", 1e3}, {"MB/sec", 1e6}, {"GB/sec", 1e9}};
+  for (const auto& [unit, factor] : kUnits)
+    if (r.unit == unit) return plain(r.data) * factor;
+  ADD_FAILURE() << r.name << ": unexpected unit " << r.unit;
+  return 0;
+}
+
+// CPUs used, as qperf shows them: percent of one CPU, up to all of them.
+void expect_cpus(const Row& r) {
+  const double cpus = static_cast<double>(::sysconf(_SC_NPROCESSORS_ONLN));
+  EXPECT_EQ(r.unit, "% cpus") << r.name;
+  EXPECT_GT(plain(r.data), 0) << r.name;
+  EXPECT_LE(plain(r.data), 100 * cpus * 1.01) << r.name;
+}
+
+// A cost is the CPU time per GB: times the bytes per second moved it is the
+// share of CPUs that end used.
+void expect_cost(const Row& cost, const Row& cpus_used, double bytes_per_s) {
+  EXPECT_TRUE(cost.unit == "ns/GB" || cost.unit == "us/GB" || cost.unit == "ms/GB" ||
+              cost.unit == "sec/GB")
+      << cost.name << " " << cost.unit;
+  const double cpus = scaled(cost) * bytes_per_s / 1e9;
+  EXPECT_NEAR(cpus, plain(cpus_used.data) / 100, 0.25 * plain(cpus_used.data) / 100 + 0.02)
+      << cost.name << " " << cost.data << " " << cost.unit << " at " << bytes_per_s << " bytes/s, "
+      << cpus_used.name << " " << cpus_used.data;
+}
+
+TEST_F(QperfE2e, VerboseShowsCpuUseAndCosts) {
+  Outcome o = qperf(
+      {"127.0.0.1", "-lp", port(), "-t", "1", "-v", "tcp_bw", "tcp_lat", "udp_bw", "udp_lat"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto bs = blocks(o.out);
+  ASSERT_EQ(bs.size(), 4u) << o.out;
+  expect_aligned(bs);
+  EXPECT_EQ(bs[0].names(),
+            (std::vector<std::string>{"bw", "msg_rate", "time", "send_cost", "recv_cost",
+                                      "send_cpus_used", "recv_cpus_used"}));
+  EXPECT_EQ(bs[2].names(),
+            (std::vector<std::string>{"send_bw", "recv_bw", "msg_rate", "time", "send_cost",
+                                      "recv_cost", "send_cpus_used", "recv_cpus_used"}));
+  for (int i : {1, 3})
+    EXPECT_EQ(bs[i].names(), (std::vector<std::string>{"latency", "msg_rate", "time",
+                                                       "loc_cpus_used", "rem_cpus_used"}));
+  for (const Block& b : bs)
+    for (const auto& r : b.rows)
+      if (r.name.find("cpus_used") != std::string::npos) expect_cpus(r);
+  // tcp_bw: the bytes sent are the bytes received.
+  expect_cost(bs[0].row("send_cost"), bs[0].row("send_cpus_used"), scaled(bs[0].row("bw")));
+  expect_cost(bs[0].row("recv_cost"), bs[0].row("recv_cpus_used"), scaled(bs[0].row("bw")));
+  // udp_bw: the sender's cost per byte sent, the receiver's per byte received.
+  expect_cost(bs[2].row("send_cost"), bs[2].row("send_cpus_used"), scaled(bs[2].row("send_bw")));
+  expect_cost(bs[2].row("recv_cost"), bs[2].row("recv_cpus_used"), scaled(bs[2].row("recv_bw")));
+}
+
+TEST_F(QperfE2e, VerboseMoreTimeSplitsTheCpus) {
+  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-t", "1", "-vvt", "tcp_lat"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto bs = blocks(o.out);
+  ASSERT_EQ(bs.size(), 1u) << o.out;
+  expect_aligned(bs);
+  for (const std::string p : {"loc_", "rem_"}) {
+    const Row& used = bs[0].row(p + "cpus_used");
+    expect_cpus(used);
+    double parts = 0;
+    for (const auto& r : bs[0].rows)
+      if (r.name.rfind(p + "cpus_", 0) == 0 && r.name != p + "cpus_used") {
+        expect_cpus(r);
+        parts += plain(r.data);
+      }
+    // Three significant digits each: the parts add up to the whole, nearly.
+    EXPECT_NEAR(parts, plain(used.data), 0.02 * plain(used.data) + 0.1) << p;
+    // CPU time: the share of CPUs over the real time.
+    const double real = scaled(bs[0].row(p + "real_time"));
+    const double cpu = scaled(bs[0].row(p + "cpu_time"));
+    EXPECT_NEAR(cpu, plain(used.data) / 100 * real, 0.1 * cpu + 0.01) << p;
+  }
 }
 
 TEST_F(QperfE2e, CountOfMessagesAndFlippedBandwidth) {

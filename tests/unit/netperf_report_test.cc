@@ -1,8 +1,9 @@
 // Unit tests for report/netperf_report and report/omni_selectors: golden
 // text for each classic netperf table from synthetic TestResults (headers,
-// -P 0, -v 0, -v 2, -c/-C, -f, -B), the banner, interim results in every
-// output style, and the OMNI selectors (names, parsing, defaults, the -O
-// column layout, CSV and keyval).
+// -P 0, -v 0, -v 2, -c/-C with and without measured CPU, -f, -B), the
+// banner, interim results in every output style, and the OMNI selectors
+// (names, parsing, defaults, the CPU selectors, the -O column layout, CSV
+// and keyval).
 #include "report/netperf_report.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include "report/omni_selectors.h"
@@ -343,6 +345,216 @@ TEST(NetperfTables, UdpRr) {
       std::string::npos);
 }
 
+// ---- CPU columns with measured values -------------------------------------------
+
+measure::CpuUsage usage(double util, double user, double system, double irq, double softirq,
+                        double iowait, unsigned cpus, int peak_cpu, double peak_util) {
+  measure::CpuUsage u;
+  u.util = util;
+  u.user = user;
+  u.system = system;
+  u.irq = irq;
+  u.softirq = softirq;
+  u.iowait = iowait;
+  u.num_cpus = cpus;
+  u.peak_cpu = peak_cpu;
+  u.peak_util = peak_util;
+  u.elapsed_s = 10;
+  u.method = "S";
+  return u;
+}
+
+// Both ends measured: here 4 CPUs, a quarter busy; the server 8 CPUs, half
+// busy. netperf's service demand is util x CPUs x 10^4 over the local
+// units per second, for both ends: in TCP_STREAM 1.25e9 bytes in 10 s is
+// 122070.3125 KB/s, so 25.5 x 4 x 10^4 / 122070.3125 = 8.356 here and
+// 50 x 8 x 10^4 / 122070.3125 = 32.768 there.
+TestResult measured(TestKind kind) {
+  TestResult r = result(kind);
+  r.local_side.cpu = usage(25.5, 10.25, 12.0, 0.25, 3.0, 0.5, 4, 3, 97.125);
+  r.remote_side.cpu = usage(50, 20, 25, 1, 2, 0, 8, 1, 88.5);
+  return r;
+}
+
+TEST(NetperfCpu, TcpStreamBothEnds) {
+  NetperfReportOptions o = options("MIGRATED TCP STREAM TEST");
+  o.local_cpu = o.remote_cpu = true;
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpStream), o),
+            "Recv   Send    Send                          Utilization       Service Demand\n"
+            "Socket Socket  Message  Elapsed              Send     Recv     Send    Recv\n"
+            "Size   Size    Size     Time     Throughput  local    remote   local   remote\n"
+            "bytes  bytes   bytes    secs.    10^6bits/s  % S      % S      us/KB   us/KB\n"
+            "\n"
+            "131072  16384  16384    10.00      1000.00   25.50    50.00    8.356   32.768 \n");
+  o.headers = false;
+  o.brand = "tag";
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpStream), o),
+            "131072  16384  16384    10.00      1000.00   25.50    50.00    8.356   32.768 tag\n");
+  // -v 0: the local service demand and method with -c, the remote ones with -C alone.
+  o.verbosity = 0;
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpStream), o), " 8.356 S tag\n");
+  o.local_cpu = false;
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpStream), o), "32.768 S tag\n");
+}
+
+TEST(NetperfCpu, OnlyTheEndsAskedFor) {
+  NetperfReportOptions o = options("MIGRATED TCP STREAM TEST");
+  o.local_cpu = true;  // -c: the remote end stays unmeasured, as in netperf
+  std::string out = netperf_result(measured(TestKind::kTcpStream), o);
+  EXPECT_NE(
+      out.find("bytes  bytes   bytes    secs.    10^6bits/s  % S      % U      us/KB   us/KB\n"),
+      std::string::npos)
+      << out;
+  EXPECT_NE(out.find("    10.00      1000.00   25.50    -1.00    8.356   -1.000 \n"),
+            std::string::npos)
+      << out;
+  o.local_cpu = false;
+  o.remote_cpu = true;  // -C
+  out = netperf_result(measured(TestKind::kTcpStream), o);
+  EXPECT_NE(out.find("% U      % S      us/KB   us/KB\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("    10.00      1000.00   -1.00    50.00    -1.000  32.768 \n"),
+            std::string::npos)
+      << out;
+}
+
+TEST(NetperfCpu, AnEndNotMeasuredShowsNetperfsMissingValues) {
+  // Asked for with -c -C, but neither end measured (a netserver that did not
+  // measure; no server results at all): netperf's -1.00, -1.000 and 'U'.
+  NetperfReportOptions o = options("MIGRATED TCP STREAM TEST");
+  o.local_cpu = o.remote_cpu = true;
+  TestResult r = measured(TestKind::kTcpStream);
+  r.remote_side.cpu.reset();
+  EXPECT_NE(netperf_result(r, o).find("% S      % U      us/KB   us/KB\n\n"
+                                      "131072  16384  16384    10.00      1000.00   25.50    "
+                                      "-1.00    8.356   -1.000 \n"),
+            std::string::npos);
+  r = measured(TestKind::kTcpStream);
+  r.have_remote = false;  // the server's figures never arrived
+  r.local_side.cpu.reset();
+  EXPECT_NE(netperf_result(r, o).find("% U      % U      us/KB   us/KB\n\n"), std::string::npos);
+  EXPECT_NE(netperf_result(r, o).find("-1.00    -1.00    -1.000  -1.000 \n"), std::string::npos);
+  o.verbosity = 0;
+  EXPECT_EQ(netperf_result(r, o), "-1.000 U \n");
+}
+
+TEST(NetperfCpu, TcpMaertsCountsTheBytesReceivedHere) {
+  NetperfReportOptions o = options("MIGRATED TCP MAERTS TEST");
+  o.local_cpu = o.remote_cpu = true;
+  // 2.5e9 bytes received in 10 s: half the service demand of the stream above.
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpMaerts), o),
+            "Recv   Send    Send                          Utilization       Service Demand\n"
+            "Socket Socket  Message  Elapsed              Recv     Send     Recv    Send\n"
+            "Size   Size    Size     Time     Throughput  local    remote   local   remote\n"
+            "bytes  bytes   bytes    secs.    10^6bits/s  % S      % S      us/KB   us/KB\n"
+            "\n"
+            "131072  16384  16384    10.00      2000.00   25.50    50.00    4.178   16.384 \n");
+}
+
+TEST(NetperfCpu, TcpStreamVerboseAddsNoCpuLines) {
+  NetperfReportOptions o = options("MIGRATED TCP STREAM TEST");
+  o.local_cpu = o.remote_cpu = true;
+  o.verbosity = 2;
+  const std::string out = netperf_result(measured(TestKind::kTcpStream), o);
+  o.verbosity = 1;
+  const std::string table = netperf_result(measured(TestKind::kTcpStream), o);
+  ASSERT_EQ(out.substr(0, table.size()), table);
+  EXPECT_EQ(out.substr(table.size(), 12), "\nAlignment  ");
+}
+
+TEST(NetperfCpu, UdpStreamSenderAndReceiverRows) {
+  NetperfReportOptions o = options("MIGRATED UDP STREAM TEST");
+  o.local_cpu = o.remote_cpu = true;
+  // Both service demands per KB *sent* (netperf's local count): 1,310,140,000
+  // bytes in 10 s.
+  EXPECT_EQ(netperf_result(measured(TestKind::kUdpStream), o),
+            "Socket  Message  Elapsed      Messages                   CPU      Service\n"
+            "Size    Size     Time         Okay Errors   Throughput   Util     Demand\n"
+            "bytes   bytes    secs            #      #   10^6bits/sec % SS     us/KB\n"
+            "\n"
+            "212992   65507   10.00       20000      0     1048.1     25.50    7.972 \n"
+            "212992           10.00       15000             786.1     50.00    31.264\n"
+            "\n");
+  o.verbosity = 0;
+  EXPECT_EQ(netperf_result(measured(TestKind::kUdpStream), o), "  7.97 S\n");
+  // With -C alone netperf prints the remote figure beside the local method.
+  o.local_cpu = false;
+  EXPECT_EQ(netperf_result(measured(TestKind::kUdpStream), o), " 31.26 U\n");
+  o.verbosity = 1;
+  EXPECT_NE(netperf_result(measured(TestKind::kUdpStream), o).find("10^6bits/sec % US     us/KB\n"),
+            std::string::npos);
+}
+
+TEST(NetperfCpu, TcpRrPerTransaction) {
+  NetperfReportOptions o = options("MIGRATED TCP REQUEST/RESPONSE TEST");
+  o.local_cpu = o.remote_cpu = true;
+  // 10172.5 transactions a second: 25.5 x 4 x 10^4 / 10172.5 = 100.270 us/Tr.
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpRr), o),
+            "Local /Remote\n"
+            "Socket Size   Request Resp.  Elapsed Trans.   CPU    CPU    S.dem   S.dem\n"
+            "Send   Recv   Size    Size   Time    Rate     local  remote local   remote\n"
+            "bytes  bytes  bytes   bytes  secs.   per sec  % S    % S    us/Tr   us/Tr\n"
+            "\n"
+            "16384  131072 1       1      10.00   10172.50  25.50  50.00  100.270  393.217 \n"
+            "16384  131072\n");
+  o.verbosity = 0;
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpRr), o), "100.270 S \n");
+  // -v 2's latency block and histogram carry no CPU figures.
+  o.verbosity = 2;
+  std::string out = netperf_result(measured(TestKind::kTcpRr), o);
+  EXPECT_NE(
+      out.find("16384  131072\nAlignment      Offset         RoundTrip  Trans    Throughput\n"),
+      std::string::npos)
+      << out;
+}
+
+TEST(NetperfCpu, TcpRrInBitsIsPerKilobyte) {
+  NetperfReportOptions o = options("MIGRATED TCP REQUEST/RESPONSE TEST");
+  o.local_cpu = true;
+  o.unit = 'm';
+  // Per KB of both directions' local bytes: 203450 bytes in 10 s.
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpRr), o),
+            "Local /Remote\n"
+            "Socket Size   Request Resp.  Elapsed Tput     CPU    CPU    S.dem   S.dem\n"
+            "Send   Recv   Size    Size   Time    10^6bits local  remote local   remote\n"
+            "bytes  bytes  bytes   bytes  secs.   per sec  % S    % U    us/KB   us/KB\n"
+            "\n"
+            "16384  131072 1       1      10.00   0.16    25.50  -1.00  51338.412  -1.000 \n"
+            "16384  131072\n");
+}
+
+TEST(NetperfCpu, TcpCrrAndUdpRr) {
+  NetperfReportOptions o = options("MIGRATED TCP Connect/Request/Response TEST");
+  o.local_cpu = o.remote_cpu = true;
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpCrr), o),
+            "Local /Remote\n"
+            "Socket Size   Request Resp.  Elapsed Trans.   CPU    CPU    S.dem   S.dem\n"
+            "Send   Recv   Size    Size   Time    Rate     local  remote local   remote\n"
+            "bytes  bytes  bytes   bytes  secs.   per sec  %      %      us/Tr   us/Tr\n"
+            "\n"
+            "16384  131072 1       1      10.00   10172.50   25.50  50.00  100.270  393.217\n"
+            "16384  131072\n");
+  o.verbosity = 0;
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpCrr), o), "100.270\n");
+  o = options("MIGRATED UDP REQUEST/RESPONSE TEST");
+  o.remote_cpu = true;
+  EXPECT_EQ(netperf_result(measured(TestKind::kUdpRr), o),
+            "Local /Remote\n"
+            "Socket Size   Request Resp.  Elapsed Trans.   CPU    CPU    S.dem   S.dem\n"
+            "Send   Recv   Size    Size   Time    Rate     local  remote local   remote\n"
+            "bytes  bytes  bytes   bytes  secs.   per sec  % U    % S    us/Tr   us/Tr\n"
+            "\n"
+            "212992 212992 1       1      10.00   10172.50   -1.00  50.00  -1.000  393.217 \n"
+            "212992 212992\n");
+}
+
+TEST(NetperfCpu, NoWorkIsInfiniteAsInNetperf) {
+  NetperfReportOptions o = options("MIGRATED TCP REQUEST/RESPONSE TEST");
+  o.local_cpu = true;
+  TestResult r = measured(TestKind::kTcpRr);
+  r.local_side.flows[0].transactions = 0;
+  EXPECT_EQ(netperf_values(r, o).local_cpu.sd, std::numeric_limits<double>::infinity());
+}
+
 // ---- Interim results -------------------------------------------------------------
 
 TEST(NetperfInterim, EveryStyle) {
@@ -626,6 +838,31 @@ TEST(OmniValuesText, WhatNetperfPrintsWithoutAValue) {
   EXPECT_EQ(value("THROUGHPUT_UNITS"), "10^6bits/s");
 }
 
+TEST(OmniValuesText, CpuSelectorsWithoutMeasurement) {
+  // netperf without -c/-C (and for an end not measured): the local peak is
+  // -1, the remote one 0 from netserver's zeroed reply.
+  OmniValues v;
+  auto value = [&](const char* name) { return *omni_value(*find_omni_selector(name), v); };
+  for (const char* name : {"LOCAL_CPU_UTIL", "REMOTE_CPU_UTIL", "LOCAL_CPU_PEAK_UTIL"})
+    EXPECT_EQ(value(name), "-1.00") << name;
+  for (const char* name :
+       {"LOCAL_CPU_PERCENT_USER", "LOCAL_CPU_PERCENT_SYSTEM", "LOCAL_CPU_PERCENT_IOWAIT",
+        "LOCAL_CPU_PERCENT_IRQ", "LOCAL_CPU_PERCENT_SWINTR", "REMOTE_CPU_PERCENT_USER",
+        "REMOTE_CPU_PERCENT_SYSTEM", "REMOTE_CPU_PERCENT_IOWAIT", "REMOTE_CPU_PERCENT_IRQ",
+        "REMOTE_CPU_PERCENT_SWINTR", "REMOTE_CPU_PEAK_UTIL"})
+    EXPECT_EQ(value(name), "0.00") << name;
+  EXPECT_EQ(value("LOCAL_CPU_METHOD"), "U");
+  EXPECT_EQ(value("REMOTE_CPU_METHOD"), "U");
+  EXPECT_EQ(value("LOCAL_SD"), "-1.000");
+  EXPECT_EQ(value("REMOTE_SD"), "-1.000");
+  EXPECT_EQ(value("LOCAL_CPU_COUNT"), "0");
+  EXPECT_EQ(value("REMOTE_CPU_COUNT"), "0");
+  EXPECT_EQ(value("LOCAL_CPU_PEAK_ID"), "-1");
+  EXPECT_EQ(value("REMOTE_CPU_PEAK_ID"), "0");
+  EXPECT_EQ(value("LOCAL_CPU_MODEL"), "Deprecated");
+  EXPECT_EQ(value("REMOTE_CPU_MODEL"), "Deprecated");
+}
+
 // ---- netperf's variables from a result ----------------------------------------------
 
 TEST(NetperfValues, FromAStreamResult) {
@@ -675,6 +912,81 @@ TEST(NetperfValues, FromAnRrResult) {
   EXPECT_EQ(netperf_values(result(TestKind::kTcpCrr), o).direction, "Send|Recv");  // as asked
   o.direction.clear();
   EXPECT_EQ(netperf_values(result(TestKind::kTcpCrr), o).direction, "Connect|Send|Recv");
+}
+
+const char* kCpuSelectors =
+    "LOCAL_CPU_UTIL,LOCAL_CPU_PERCENT_USER,LOCAL_CPU_PERCENT_SYSTEM,LOCAL_CPU_PERCENT_IOWAIT,"
+    "LOCAL_CPU_PERCENT_IRQ,LOCAL_CPU_PERCENT_SWINTR,LOCAL_CPU_METHOD,LOCAL_SD,REMOTE_CPU_UTIL,"
+    "REMOTE_CPU_PERCENT_USER,REMOTE_CPU_PERCENT_SYSTEM,REMOTE_CPU_PERCENT_IOWAIT,"
+    "REMOTE_CPU_PERCENT_IRQ,REMOTE_CPU_PERCENT_SWINTR,REMOTE_CPU_METHOD,REMOTE_SD,SD_UNITS,"
+    "LOCAL_CPU_COUNT,LOCAL_CPU_PEAK_UTIL,LOCAL_CPU_PEAK_ID,LOCAL_CPU_MODEL,REMOTE_CPU_COUNT,"
+    "REMOTE_CPU_PEAK_UTIL,REMOTE_CPU_PEAK_ID,REMOTE_CPU_MODEL";
+
+TEST(NetperfResult, CpuSelectorsWithBothEnds) {
+  NetperfReportOptions o = options("OMNI Send TEST");
+  o.local_cpu = o.remote_cpu = true;
+  o.omni = OmniStyle::kKeyval;
+  o.selection = *parse_omni_selection(kCpuSelectors, nullptr);
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpStream), o),
+            "LOCAL_CPU_UTIL=25.50\n"
+            "LOCAL_CPU_PERCENT_USER=10.25\n"
+            "LOCAL_CPU_PERCENT_SYSTEM=12.00\n"
+            "LOCAL_CPU_PERCENT_IOWAIT=0.50\n"
+            "LOCAL_CPU_PERCENT_IRQ=0.25\n"
+            "LOCAL_CPU_PERCENT_SWINTR=3.00\n"
+            "LOCAL_CPU_METHOD=S\n"
+            "LOCAL_SD=8.356\n"
+            "REMOTE_CPU_UTIL=50.00\n"
+            "REMOTE_CPU_PERCENT_USER=20.00\n"
+            "REMOTE_CPU_PERCENT_SYSTEM=25.00\n"
+            "REMOTE_CPU_PERCENT_IOWAIT=0.00\n"
+            "REMOTE_CPU_PERCENT_IRQ=1.00\n"
+            "REMOTE_CPU_PERCENT_SWINTR=2.00\n"
+            "REMOTE_CPU_METHOD=S\n"
+            "REMOTE_SD=32.768\n"
+            "SD_UNITS=usec/KB\n"
+            "LOCAL_CPU_COUNT=4\n"
+            "LOCAL_CPU_PEAK_UTIL=97.12\n"
+            "LOCAL_CPU_PEAK_ID=3\n"
+            "LOCAL_CPU_MODEL=Deprecated\n"
+            "REMOTE_CPU_COUNT=8\n"
+            "REMOTE_CPU_PEAK_UTIL=88.50\n"
+            "REMOTE_CPU_PEAK_ID=1\n"
+            "REMOTE_CPU_MODEL=Deprecated\n");
+}
+
+TEST(NetperfResult, CpuSelectorsOnlyForTheEndsAskedFor) {
+  NetperfReportOptions o = options("OMNI Send|Recv TEST");
+  o.omni = OmniStyle::kCsv;
+  o.selection = *parse_omni_selection(
+      "LOCAL_CPU_UTIL,LOCAL_CPU_METHOD,LOCAL_SD,LOCAL_CPU_COUNT,LOCAL_CPU_PEAK_ID,REMOTE_CPU_UTIL,"
+      "REMOTE_CPU_METHOD,REMOTE_SD,REMOTE_CPU_COUNT,REMOTE_CPU_PEAK_ID,SD_UNITS",
+      nullptr);
+  o.headers = false;
+  // Measured, but neither -c nor -C: netperf fills nothing.
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpRr), o),
+            "-1.00,U,-1.000,0,-1,-1.00,U,-1.000,0,0,usec/Tran\n");
+  o.remote_cpu = true;
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpRr), o),
+            "-1.00,U,-1.000,0,-1,50.00,S,393.217,8,1,usec/Tran\n");
+  o.local_cpu = true;
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpRr), o),
+            "25.50,S,100.270,4,3,50.00,S,393.217,8,1,usec/Tran\n");
+}
+
+TEST(NetperfResult, OmniDefaultColumnsWithCpu) {
+  NetperfReportOptions o = options("OMNI Send TEST");
+  o.omni = OmniStyle::kCsv;
+  o.local_cpu = o.remote_cpu = true;
+  EXPECT_EQ(netperf_result(measured(TestKind::kTcpStream), o),
+            "Local Send Socket Size Final,Remote Recv Socket Size Final,Local Send Size,Elapsed "
+            "Time (sec),Throughput,Throughput Units,Local CPU Util %,Local CPU User %,Local CPU "
+            "System %,Local CPU I/O %,Local CPU IRQ %,Local CPU swintr %,Local CPU Util "
+            "Method,Remote CPU Util %,Remote CPU User %,Remote CPU System %,Remote CPU I/O "
+            "%,Remote CPU IRQ %,Remote CPU swintr %,Remote CPU Util Method,Local Service "
+            "Demand,Remote Service Demand,Service Demand Units\n"
+            "-1,-1,16384,10.00,1000.00,10^6bits/s,25.50,10.25,12.00,0.50,0.25,3.00,S,50.00,20.00,"
+            "25.00,0.00,1.00,2.00,S,8.356,32.768,usec/KB\n");
 }
 
 TEST(NetperfResult, OmniDefaultColumns) {

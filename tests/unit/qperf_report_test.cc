@@ -1,7 +1,7 @@
 // Unit tests for report/qperf_report: golden text for synthetic results, in
 // qperf's exact shape (several taken from the user's own qperf output in the
-// seed), number formatting, unit scaling, the verbosity classes, conf rows
-// and qperf's CPU description.
+// seed), number formatting, unit scaling, the verbosity classes, CPU use and
+// costs, conf rows and qperf's CPU description.
 #include "report/qperf_report.h"
 
 #include <gtest/gtest.h>
@@ -221,8 +221,9 @@ TEST(QperfVerbose, StatAddsMessageRate) {
             "    msg_rate  =  74.3 K/sec\n");
 }
 
-TEST(QperfVerbose, TimeAloneAddsNothingYet) {
-  // -vt shows CPU use and costs in qperf; flowperf does not measure CPU yet.
+TEST(QperfVerbose, TimeWithoutCpuFiguresAddsNothing) {
+  // -vt shows CPU use and costs; ends whose CPU was not measured have none,
+  // and qperf leaves out rows without a value.
   auto bw = StreamResult(spec::TestKind::kTcpStream, 65536, 1, 1e9, 1e9);
   EXPECT_EQ(Text(bw, Used(65536, false, 1, false), Verbose(0, 0, 1, 0)), "    bw  =  1 GB/sec\n");
 }
@@ -308,6 +309,172 @@ TEST(QperfVerbose, MissingServerResultsHideTheServersCounts) {
             "    send_real_time  =  1 sec\n"
             "    send_bytes      =  5 KB\n"
             "    send_msgs       =  5 \n");
+}
+
+// ---- CPU use and costs ----------------------------------------------------------
+
+measure::CpuUsage Usage(unsigned cpus, double user, double system, double irq, double softirq,
+                        double steal, double iowait, double seconds) {
+  measure::CpuUsage u;
+  u.num_cpus = cpus;
+  u.user = user;
+  u.system = system;
+  u.irq = irq;
+  u.softirq = softirq;
+  u.iowait = iowait;
+  u.util = user + system + irq + softirq + steal;
+  u.elapsed_s = seconds;
+  return u;
+}
+
+// The client: both of its 2 CPUs busy (200 % cpus: 165 user, 14 intr, 21
+// kernel with steal), 2 CPU seconds in 1 s. The server: 4 CPUs, 40 % busy
+// plus 2.5 % iowait (170 % cpus), 1.7 CPU seconds.
+void Measure(session::TestResult& r) {
+  r.local_side.cpu = Usage(2, 82.5, 10, 1, 6, 0.5, 0, 1);
+  r.remote_side.cpu = Usage(4, 25, 10, 2, 3, 0, 2.5, 1);
+}
+
+TEST(QperfCpu, TimeShowsCostsAndCpusUsedOnABandwidthTest) {
+  auto r = StreamResult(spec::TestKind::kTcpStream, 65536, 1, 65536ull * 18019, 65536ull * 18019);
+  Measure(r);
+  // send_cost: 2 CPU seconds over 1.18 GB sent; recv_cost: 1.7 over 1.18 GB received.
+  EXPECT_EQ(Text(r, Used(65536, false, 1, false), Verbose(0, 0, 1, 0)),
+            "    bw              =  1.18 GB/sec\n"
+            "    send_cost       =  1.69 sec/GB\n"
+            "    recv_cost       =  1.44 sec/GB\n"
+            "    send_cpus_used  =   200 % cpus\n"
+            "    recv_cpus_used  =   170 % cpus\n");
+  // -v: the message rate and the parameters set come first, as in qperf.
+  EXPECT_EQ(Text(r, Used(65536, false, 1, true), Verbose(1, 1, 1, 1)),
+            "    bw              =  1.18 GB/sec\n"
+            "    msg_rate        =    18 K/sec\n"
+            "    time            =     1 sec\n"
+            "    send_cost       =  1.69 sec/GB\n"
+            "    recv_cost       =  1.44 sec/GB\n"
+            "    send_cpus_used  =   200 % cpus\n"
+            "    recv_cpus_used  =   170 % cpus\n");
+}
+
+TEST(QperfCpu, MoreOfEverythingOnABandwidthTest) {
+  auto r = StreamResult(spec::TestKind::kTcpStream, 65536, 1, 65536ull * 18019, 65536ull * 18019);
+  Measure(r);
+  EXPECT_EQ(Text(r, Used(65536, false, 1, true), Verbose(2, 2, 2, 2)),
+            "    bw                =    1.18 GB/sec\n"
+            "    msg_rate          =      18 K/sec\n"
+            "    msg_size          =      64 KiB (65,536)\n"
+            "    time              =       1 sec\n"
+            "    timeout           =       5 sec\n"
+            "    send_cost         =    1.69 sec/GB\n"
+            "    recv_cost         =    1.44 sec/GB\n"
+            "    send_cpus_used    =     200 % cpus\n"
+            "    send_cpus_user    =     165 % cpus\n"
+            "    send_cpus_intr    =      14 % cpus\n"
+            "    send_cpus_kernel  =      21 % cpus\n"
+            "    send_real_time    =       1 sec\n"
+            "    send_cpu_time     =       2 sec\n"
+            "    send_bytes        =    1.18 GB\n"
+            "    send_msgs         =  18,019 \n"
+            "    recv_cpus_used    =     170 % cpus\n"
+            "    recv_cpus_user    =     100 % cpus\n"
+            "    recv_cpus_intr    =      20 % cpus\n"
+            "    recv_cpus_kernel  =      40 % cpus\n"
+            "    recv_cpus_iowait  =      10 % cpus\n"
+            "    recv_real_time    =       1 sec\n"
+            "    recv_cpu_time     =     1.7 sec\n"
+            "    recv_bytes        =    1.18 GB\n"
+            "    recv_msgs         =  18,019 \n");
+}
+
+TEST(QperfCpu, LatencyTestsHaveNoCosts) {
+  // Both ends send and receive: qperf shows no cost, and loc_/rem_ CPU rows.
+  auto r = RrResult(spec::TestKind::kTcpRr, 1, 1, 97000, 10300);
+  Measure(r);
+  EXPECT_EQ(Text(r, Used(1, false, 1, true), Verbose(1, 1, 1, 1)),
+            "    latency        =  5.15 us\n"
+            "    msg_rate       =   194 K/sec\n"
+            "    time           =     1 sec\n"
+            "    loc_cpus_used  =   200 % cpus\n"
+            "    rem_cpus_used  =   170 % cpus\n");
+  EXPECT_EQ(Text(r, {}, Verbose(0, 0, 2, 0)),
+            "    latency          =  5.15 us\n"
+            "    loc_cpus_used    =   200 % cpus\n"
+            "    loc_cpus_user    =   165 % cpus\n"
+            "    loc_cpus_intr    =    14 % cpus\n"
+            "    loc_cpus_kernel  =    21 % cpus\n"
+            "    loc_real_time    =     1 sec\n"
+            "    loc_cpu_time     =     2 sec\n"
+            "    rem_cpus_used    =   170 % cpus\n"
+            "    rem_cpus_user    =   100 % cpus\n"
+            "    rem_cpus_intr    =    20 % cpus\n"
+            "    rem_cpus_kernel  =    40 % cpus\n"
+            "    rem_cpus_iowait  =    10 % cpus\n"
+            "    rem_real_time    =     1 sec\n"
+            "    rem_cpu_time     =   1.7 sec\n");
+}
+
+TEST(QperfCpu, FlippedCostsComeFromTheServerSending) {
+  auto r = StreamResult(spec::TestKind::kTcpMaerts, 65536, 1, 2'000'000'000, 2'000'000'000);
+  Measure(r);
+  // The server sent 2 GB on 1.7 CPU seconds; the client received them on 2.
+  EXPECT_EQ(Text(r, {}, Verbose(0, 0, 1, 0)),
+            "    bw              =    2 GB/sec\n"
+            "    send_cost       =  850 ms/GB\n"
+            "    recv_cost       =    1 sec/GB\n"
+            "    send_cpus_used  =  170 % cpus\n"
+            "    recv_cpus_used  =  200 % cpus\n");
+}
+
+TEST(QperfCpu, UdpCostsPerByteSentAndPerByteReceived) {
+  auto r = StreamResult(spec::TestKind::kUdpStream, 32768, 1, 8'000'000'000, 500'000'000);
+  Measure(r);
+  EXPECT_EQ(Text(r, {}, Verbose(0, 0, 1, 0)),
+            "    send_bw         =    8 GB/sec\n"
+            "    recv_bw         =  500 MB/sec\n"
+            "    send_cost       =  250 ms/GB\n"
+            "    recv_cost       =  3.4 sec/GB\n"
+            "    send_cpus_used  =  200 % cpus\n"
+            "    recv_cpus_used  =  170 % cpus\n");
+  // -uu: base units (ns/GB), no commas.
+  QperfDisplay d = Verbose(0, 0, 1, 0);
+  d.unify_units = true;
+  EXPECT_EQ(Text(r, {}, d),
+            "    send_bw         =  8000000000 bytes/sec\n"
+            "    recv_bw         =   500000000 bytes/sec\n"
+            "    send_cost       =   250000000 ns/GB\n"
+            "    recv_cost       =  3400000000 ns/GB\n"
+            "    send_cpus_used  =         200 % cpus\n"
+            "    recv_cpus_used  =         170 % cpus\n");
+}
+
+TEST(QperfCpu, AnEndNotMeasuredHasNoRows) {
+  auto r = StreamResult(spec::TestKind::kTcpStream, 65536, 1, 1e9, 1e9);
+  Measure(r);
+  r.remote_side.cpu.reset();
+  EXPECT_EQ(Text(r, {}, Verbose(0, 0, 1, 0)),
+            "    bw              =    1 GB/sec\n"
+            "    send_cost       =    2 sec/GB\n"
+            "    send_cpus_used  =  200 % cpus\n");
+  r.have_remote = false;  // no server results at all
+  r.remote_side = {};
+  EXPECT_EQ(Text(r, {}, Verbose(0, 0, 1, 0)),
+            "    bw              =    1 GB/sec\n"
+            "    send_cost       =    2 sec/GB\n"
+            "    send_cpus_used  =  200 % cpus\n");
+}
+
+TEST(QperfCpu, FractionsKeepThreeDigits) {
+  auto r = RrResult(spec::TestKind::kUdpRr, 1, 2, 1000, 6080);
+  r.local_side.cpu = Usage(8, 1.0, 0.25, 0.05, 0.1, 0, 0, 2);  // 11.2 % of one CPU
+  EXPECT_EQ(Text(r, {}, Verbose(0, 0, 2, 0)),
+            "    latency          =  3.04 us\n"
+            "    loc_cpus_used    =  11.2 % cpus\n"
+            "    loc_cpus_user    =     8 % cpus\n"
+            "    loc_cpus_intr    =   1.2 % cpus\n"
+            "    loc_cpus_kernel  =     2 % cpus\n"
+            "    loc_real_time    =     2 sec\n"
+            "    loc_cpu_time     =   224 ms\n"
+            "    rem_real_time    =     2 sec\n");  // the server's CPU was not measured
 }
 
 // ---- units -----------------------------------------------------------------------
