@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 
 #include "net/fd.h"
 
@@ -14,12 +15,14 @@ namespace {
 
 constexpr auto kTick = std::chrono::milliseconds(20);
 
-int ms_until(Clock::time_point deadline, Clock::time_point now) {
-  if (deadline <= now) return 0;
-  auto d = std::chrono::duration_cast<std::chrono::microseconds>(deadline - now);
-  auto cap = std::chrono::duration_cast<std::chrono::microseconds>(kTick);
-  d = std::min(d, cap);
-  return static_cast<int>((d.count() + 999) / 1000);
+// Time to wait, capped at one tick, at full resolution: UDP_RR timeouts are
+// tens of microseconds, so a millisecond-granular wait would stretch each
+// one twentyfold.
+timespec wait_for(Clock::time_point deadline, Clock::time_point now) {
+  auto d = deadline <= now ? Clock::duration::zero() : deadline - now;
+  d = std::min<Clock::duration>(d, kTick);
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+  return timespec{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
 }
 
 void sleep_until(Clock::time_point t) {
@@ -81,7 +84,11 @@ class EpollDriver final : public FlowHost {
         continue;
       }
       now = Clock::now();
-      int n = ::epoll_wait(ep_.get(), events, 256, ms_until(next_timer, now));
+      const timespec ts = wait_for(next_timer, now);
+      int n = ::epoll_pwait2(ep_.get(), events, 256, &ts, nullptr);
+      if (n < 0 && errno == ENOSYS)  // kernels before 5.11
+        n = ::epoll_wait(ep_.get(), events, 256,
+                         static_cast<int>((ts.tv_nsec + 999'999) / 1'000'000));
       now = Clock::now();
       for (int i = 0; i < n; ++i) {
         Slot& s = *static_cast<Slot*>(events[i].data.ptr);
@@ -157,7 +164,8 @@ void drive_single(Flow& f, const std::atomic<Phase>& phase, std::atomic<size_t>&
     } else if (!blocking || w.deadline != Clock::time_point::max()) {
       pollfd pfd{w.fd, static_cast<short>(w.events), 0};
       now = Clock::now();
-      ::poll(&pfd, 1, ms_until(w.deadline, now));
+      const timespec ts = wait_for(w.deadline, now);
+      ::ppoll(&pfd, 1, &ts, nullptr);
     }
     now = Clock::now();
   }

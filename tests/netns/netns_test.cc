@@ -1,0 +1,657 @@
+// Ground-truth tests on a real link: a flowperf server in network namespace
+// A, clients in namespace B, a veth pair between them. The link's truth is
+// set (a tbf rate, an nftables loss rate, an MTU, IPv6) and also read back
+// from the kernel's own counters (tbf's bytes and drops, the drop rules'
+// counters, /proc/net/snmp). flowperf's numbers must agree with that truth:
+// exactly where the kernel counts the same thing, within a stated tolerance
+// where the truth is a rate or a probability.
+//
+// Each test prints its expected and measured numbers ("[ truth ]" lines).
+// Needs root; without it, or where namespaces cannot be made, every test
+// skips and says why. Traffic only ever goes to 10.77.0.0/24 and fd77::/64
+// on the veth, inside the namespaces this suite makes and deletes.
+#include "netns/netns.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "e2e/process.h"
+
+namespace flowperf::testing::netns {
+namespace {
+
+using nlohmann::json;
+using Counters = std::map<std::string, uint64_t>;
+
+const std::string kBin = FLOWPERF_BIN;
+const std::string kPort = "12865", kPort6 = "12866";
+const std::string kServer4 = "10.77.0.1", kServer6 = "fd77::1";
+
+// Bytes of header around a TCP segment's payload as tbf charges it: tbf
+// charges qdisc_pkt_len(skb), which on an Ethernet-type device such as veth
+// is the frame from the destination MAC to the end of the payload: 14 bytes
+// of Ethernet header, no preamble, no FCS, no inter-frame gap. A GSO packet
+// is charged as its segments (qdisc_pkt_len_init adds every segment's
+// headers, and tbf splits a GSO packet bigger than its burst). So a full
+// IPv4 segment with timestamps is 14 + 20 + 20 + 12 + MSS bytes: 1514 for
+// the 1448-byte MSS of a 1500-byte MTU. The rate tests check this against
+// tbf's own byte counter, and goodput = rate × MSS / (MSS + 66).
+constexpr double kTcpFrameOverhead = 14 + 20 + 20 + 12;
+// A UDP datagram's frame: 14 + 20 (IPv4) + 8 (UDP) + payload; 1472 bytes of
+// payload (flowperf's default size) fill a 1514-byte frame.
+constexpr double kUdpFrameOverhead = 14 + 20 + 8;
+constexpr double kUdpPayload = 1472;
+
+// ---- printing the numbers for the record ----
+
+// A rate or count against its truth; returns the relative error in %.
+double report(const std::string& what, double expected, double measured, const char* unit) {
+  double err = expected != 0 ? (measured / expected - 1) * 100 : 0;
+  std::printf("[ truth    ] %-46s expected %14.3f  measured %14.3f %-7s error %+7.3f%%\n",
+              what.c_str(), expected, measured, unit, err);
+  std::fflush(stdout);
+  return err;
+}
+
+// A share (loss) against its probability; prints the difference in points
+// and in binomial standard deviations for n trials.
+void report_share(const std::string& what, double expected, double measured, uint64_t n) {
+  double sigma = std::sqrt(expected * (1 - expected) / static_cast<double>(n));
+  std::printf(
+      "[ truth    ] %-46s expected %13.4f%%  measured %13.4f%%  n=%-8llu diff %+.4f points "
+      "(%+.2f sigma)\n",
+      what.c_str(), expected * 100, measured * 100, static_cast<unsigned long long>(n),
+      (measured - expected) * 100, sigma > 0 ? (measured - expected) / sigma : 0.0);
+  std::fflush(stdout);
+}
+
+void note(const std::string& text) {
+  std::printf("[ truth    ] %s\n", text.c_str());
+  std::fflush(stdout);
+}
+
+uint64_t u64(const json& j) { return j.get<uint64_t>(); }
+
+// The snd_mss flowperf reports from TCP_INFO, when its JSON has it.
+std::optional<uint64_t> reported_mss(const json& doc) {
+  const json& f = doc["local"]["flows"][0];
+  if (f.contains("tcp_info") && f["tcp_info"].contains("snd_mss"))
+    return u64(f["tcp_info"]["snd_mss"]);
+  return std::nullopt;
+}
+
+// ---- the fixture ----
+
+// The kernel's truth about one UDP test: the counters of A (receiver) and
+// B (sender), what B's root qdisc dropped (all protocols: with a short tbf
+// queue that includes a few segments of the TCP control connection), and
+// what nftables dropped entering A. A datagram is lost for one of three
+// causes, each counted by the kernel.
+struct UdpTruth {
+  bool v6 = false;
+  Counters a, b;
+  uint64_t qdisc_drops = 0, nft_drops = 0;
+
+  // Dropped leaving B, by its qdisc or the veth: IP's OutDiscards (send()
+  // still succeeds: without IP_RECVERR the kernel turns that ENOBUFS into
+  // success). TCP's drops are not counted there.
+  uint64_t send_drops() const { return b.at(v6 ? "Ip6OutDiscards" : "Ip.OutDiscards"); }
+  // Arrived at A but not delivered to the server's socket: a full receive
+  // buffer, when the server was not scheduled in time on a busy machine.
+  // That is the machine's speed, not the link's loss.
+  uint64_t socket_drops() const { return a.at(v6 ? "Udp6InErrors" : "Udp.InErrors"); }
+  uint64_t link_drops() const { return send_drops() + nft_drops; }
+  std::string causes() const {
+    return "nftables " + std::to_string(nft_drops) + ", leaving B " + std::to_string(send_drops()) +
+           " (B's qdisc dropped " + std::to_string(qdisc_drops) +
+           " packets of all kinds), A's receiving socket " + std::to_string(socket_drops());
+  }
+};
+
+class Netns : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "network namespaces need root (run ctest as root)";
+    net_ = std::make_unique<NetnsPair>();
+    if (!net_->skip_reason.empty()) GTEST_SKIP() << net_->skip_reason;
+    ASSERT_EQ(net_->error, "") << "setting up the namespaces failed";
+    server_ = start_server(kServer4, kPort);
+    ASSERT_TRUE(server_) << "flowperf server did not start in " << net_->a;
+  }
+
+  // `flowperf server` inside A; ready once its port is listening there.
+  std::unique_ptr<Process> start_server(const std::string& addr, const std::string& port) {
+    auto p = std::make_unique<Process>(
+        net_->in(net_->a, {kBin, "server", "-q", "-p", port, "-B", addr}));
+    for (int i = 0; i < 100; ++i) {
+      Cmd c = net_->exec(net_->a, {tool("ss"), "-Hltn", "sport", "=", ":" + port});
+      if (c.ok() && !c.out.empty()) return p;
+      std::this_thread::sleep_for(50ms);
+    }
+    return nullptr;
+  }
+
+  // A flowperf client in B; its --json document, or null after a failure
+  // (already reported).
+  json client(std::vector<std::string> args, const std::string& host = kServer4,
+              const std::string& port = kPort) {
+    std::vector<std::string> argv = {kBin, "-H", host, "-p", port};
+    argv.insert(argv.end(), args.begin(), args.end());
+    argv.push_back("--json");
+    Process p(net_->in(net_->b, argv));
+    // Generous: every test here runs at most a few seconds, so hitting this
+    // means flowperf hung.
+    Outcome o = p.wait(60s);
+    EXPECT_FALSE(o.timed_out) << "flowperf hung: " << join(argv);
+    EXPECT_EQ(o.exit_code, 0) << join(argv) << "\n" << o.err;
+    json j = json::parse(o.out, nullptr, false);
+    EXPECT_TRUE(j.is_object()) << "no JSON from " << join(argv) << "\n" << o.out << o.err;
+    if (!j.is_object() || o.timed_out) return json();
+    EXPECT_TRUE(j["errors"].empty()) << j["errors"].dump();
+    EXPECT_TRUE(j["total"]["receiver_counted"].get<bool>());
+    return j;
+  }
+
+  void must(std::vector<std::string> argv) {
+    Cmd c = run(argv);
+    ASSERT_TRUE(c.ok()) << join(argv) << ": " << c.what();
+  }
+
+  // tbf on ns's veth egress. Queue: a long one (50 ms) that a TCP window
+  // fills; or a short one, 40 frames, for UDP beyond the rate (see
+  // UdpStreamAboveTbfRateDeliversTheLinkRate). Burst: 10 ms at the rate, at
+  // least two frames. tbf dequeues from a timer; when a busy machine runs it
+  // late, the tokens saved meanwhile (at most the burst) are all that keeps
+  // the link from losing that time. With 2.5 ms, a loaded 2-CPU machine cost
+  // the link up to 3.7% (TCP, 200 Mbit/s) and 5.5% (UDP, 50 Mbit/s). The
+  // price: the first burst goes out at once, 10 ms in a 4 s test (+0.25%),
+  // which the expected rates include.
+  enum class Queue { kLong, kShort };
+  static uint64_t burst_bytes(uint64_t rate_bps, int mtu) {
+    return std::max<uint64_t>(rate_bps / 8 / 100, 2 * (static_cast<uint64_t>(mtu) + 14));
+  }
+  static uint64_t short_queue_bytes(int mtu) { return 40 * (static_cast<uint64_t>(mtu) + 14); }
+  void shape(const std::string& ns, uint64_t rate_bps, Queue queue, int mtu = 1500) {
+    uint64_t burst = burst_bytes(rate_bps, mtu);
+    std::vector<std::string> argv = {tool("tc"), "-n", ns, "qdisc", "replace", "dev"};
+    argv.insert(argv.end(), {NetnsPair::kDev, "root", "tbf"});
+    argv.insert(argv.end(), {"rate", std::to_string(rate_bps) + "bit"});
+    argv.insert(argv.end(), {"burst", std::to_string(burst)});
+    if (queue == Queue::kLong)
+      argv.insert(argv.end(), {"latency", "50ms"});
+    else
+      argv.insert(argv.end(), {"limit", std::to_string(short_queue_bytes(mtu))});
+    must(argv);
+  }
+
+  // Drops `percent` % of the packets that `match` selects as they enter ns
+  // (its input hook: a drop on the sender's output hook would make send()
+  // fail with EPERM instead of losing the packet on the way).
+  void drop_on_input(const std::string& ns, const std::string& match, int percent) {
+    const std::string table = std::string("inet ") + kNftTable;
+    std::string rules = "add table " + table + "; add chain " + table +
+                        " in { type filter hook input priority 0; policy accept; }; add rule " +
+                        table + " in " + match + " numgen random mod 100 < " +
+                        std::to_string(percent) + " counter drop";
+    must(net_->in(ns, {tool("nft"), rules}));
+  }
+
+  bool have(const char* name) { return !tool(name).empty(); }
+
+  // The TCP MSS the kernel must pick for this MTU: the MTU less the IP and
+  // TCP headers, less 12 bytes of timestamps option when B has them on.
+  uint64_t expected_mss(int mtu, bool v6) {
+    Cmd ts = net_->exec(net_->b, {tool("cat"), "/proc/sys/net/ipv4/tcp_timestamps"});
+    int opt = (ts.ok() && std::atoi(ts.out.c_str()) != 0) ? 12 : 0;
+    return static_cast<uint64_t>(mtu - (v6 ? 40 : 20) - 20 - opt);
+  }
+
+  void set_mtu(int mtu) {
+    for (const auto& ns : {net_->a, net_->b})
+      must({net_->ip(), "-n", ns, "link", "set", "dev", NetnsPair::kDev, "mtu",
+            std::to_string(mtu)});
+  }
+
+  // One TCP_STREAM through tbf at rate_bps on both directions' egress:
+  // goodput against rate × MSS / (MSS + 66), and tbf's byte counter against
+  // payload + 66 bytes per packet.
+  void tcp_stream_through_tbf(uint64_t rate_bps, int mtu, const std::string& label);
+
+  // A UDP_STREAM with the kernel's counters read around it into k.
+  json udp_stream(std::vector<std::string> args, UdpTruth& k, const std::string& host = kServer4,
+                  const std::string& port = kPort) {
+    k.v6 = host.find(':') != std::string::npos;
+    Counters a0 = snmp(*net_, net_->a), b0 = snmp(*net_, net_->b);
+    uint64_t qdisc0 = qdisc_stats(net_->b).drops, nft0 = nft_dropped(*net_, net_->a);
+    json j = client(std::move(args), host, port);
+    k.a = delta(a0, snmp(*net_, net_->a));
+    k.b = delta(b0, snmp(*net_, net_->b));
+    k.qdisc_drops = qdisc_stats(net_->b).drops - qdisc0;
+    k.nft_drops = nft_dropped(*net_, net_->a) - nft0;
+    return j;
+  }
+
+  void udp_stream_loss(int percent);
+  json udp_rr_with_loss(int percent);
+  // UDP_RR's rate without loss and with 5% loss each way, printed.
+  std::pair<double, double> udp_rr_cost();
+
+  std::unique_ptr<NetnsPair> net_;  // declared first: destroyed after the servers
+  std::unique_ptr<Process> server_, server6_;
+};
+
+// ---- reconciliation: what holds exactly, whatever the link did ----
+
+void expect_tcp_stream_reconciles(const json& j) {
+  const json& t = j["total"];
+  EXPECT_GT(u64(t["bytes_sent"]), 0u);
+  EXPECT_EQ(u64(t["bytes_sent"]), u64(t["bytes_received"]));
+  EXPECT_EQ(u64(j["local"]["flows"][0]["bytes_sent"]), u64(j["remote"]["flows"][0]["bytes_recv"]));
+}
+
+void expect_rr_reconciles(const json& j, uint64_t req, uint64_t resp) {
+  const json& t = j["total"];
+  const json& c = j["local"]["flows"][0];
+  EXPECT_GT(u64(t["transactions"]), 0u);
+  EXPECT_EQ(u64(t["transactions"]), u64(t["remote_transactions"]));
+  EXPECT_EQ(u64(c["bytes_sent"]), u64(t["transactions"]) * req);
+  EXPECT_EQ(u64(c["bytes_recv"]), u64(t["transactions"]) * resp);
+}
+
+void expect_udp_stream_reconciles(const json& j, const UdpTruth& k, uint64_t size) {
+  const json& t = j["total"];
+  uint64_t sent = u64(t["datagrams_sent"]), received = u64(t["datagrams_received"]),
+           lost = u64(t["datagrams_lost"]);
+  EXPECT_GT(sent, 0u);
+  EXPECT_LE(received, sent);
+  EXPECT_EQ(lost, sent - received);
+  EXPECT_EQ(u64(t["duplicates"]), 0u);
+  EXPECT_EQ(u64(t["bytes_sent"]), sent * size);
+  EXPECT_EQ(u64(t["bytes_received"]), received * size);
+  const std::string udp = k.v6 ? "Udp6" : "Udp.";
+  // B's UDP handed every datagram flowperf counts as sent to IP, which sent
+  // it on or dropped it.
+  EXPECT_EQ(k.b.at(udp + "OutDatagrams") + k.send_drops(), sent) << "sender's kernel disagrees";
+  // A's UDP delivered to the server exactly what the server counts.
+  EXPECT_EQ(k.a.at(udp + "InDatagrams"), u64(j["remote"]["flows"][0]["datagrams_recv"]))
+      << "receiver's kernel disagrees";
+  // Every datagram lost is one the kernel dropped, for one of the causes.
+  EXPECT_EQ(lost, k.link_drops() + k.socket_drops()) << k.causes();
+  if (k.socket_drops() > 0)
+    note("A's receiving socket dropped " + std::to_string(k.socket_drops()) +
+         " datagrams (the machine was busy); flowperf rightly counts them as lost, and they are "
+         "left out of the comparison with the link's loss");
+}
+
+// ---- 1. rate: TCP_STREAM through tbf ----
+
+void Netns::tcp_stream_through_tbf(uint64_t rate_bps, int mtu, const std::string& label) {
+  if (!have("tc")) GTEST_SKIP() << "tc (iproute2) is not installed";
+  // Both directions shaped, as a symmetric link: data leaves B, ACKs leave A.
+  ASSERT_NO_FATAL_FAILURE(shape(net_->a, rate_bps, Queue::kLong, mtu));
+  ASSERT_NO_FATAL_FAILURE(shape(net_->b, rate_bps, Queue::kLong, mtu));
+  QdiscStats before = qdisc_stats(net_->b);
+  // 4 s: TCP has no slow start to speak of here (the RTT is microseconds, so
+  // the window opens in a few ms), and the sender's elapsed time ends only
+  // when the receiver has read everything (its end-of-file), so the bytes
+  // still queued at the stop are both counted and timed. The whole-test
+  // goodput is then unbiased; -i intervals are not needed.
+  json j = client({"-t", "TCP_STREAM", "-l", "4"});
+  ASSERT_TRUE(j.is_object());
+  QdiscStats after = qdisc_stats(net_->b);
+  expect_tcp_stream_reconciles(j);
+
+  uint64_t mss = expected_mss(mtu, false);
+  if (auto r = reported_mss(j)) {
+    EXPECT_EQ(*r, mss) << "flowperf's TCP_INFO snd_mss";
+    report(label + " snd_mss", static_cast<double>(mss), static_cast<double>(*r), "B");
+  }
+  // The link's truth over the client's elapsed time: rate × time, plus the
+  // bucket's first burst, of which MSS / (MSS + 66) is payload. (The queue
+  // left at the stop is drained within that time: the sender waits.)
+  double elapsed = j["total"]["elapsed_s"];
+  double wire_bits = static_cast<double>(rate_bps) * elapsed + 8.0 * burst_bytes(rate_bps, mtu);
+  double expected = wire_bits / elapsed * mss / (mss + kTcpFrameOverhead);
+  double measured = j["total"]["bits_per_second"];
+  double err = report(label + " goodput", expected / 1e6, measured / 1e6, "Mbit/s");
+  EXPECT_LT(std::fabs(err), 3.0) << "goodput off the link's truth by more than 3%";
+
+  // What tbf charged: every packet on B's egress is a data segment or the
+  // control connection's, each payload plus 66 bytes (14 + 20 + 32).
+  uint64_t bytes = after.bytes - before.bytes, packets = after.packets - before.packets;
+  double payload_plus_headers = static_cast<double>(u64(j["total"]["bytes_received"])) +
+                                kTcpFrameOverhead * static_cast<double>(packets);
+  double tbf_err = report(label + " tbf bytes vs payload+66/pkt", payload_plus_headers,
+                          static_cast<double>(bytes), "B");
+  EXPECT_LT(std::fabs(tbf_err), 0.2) << "tbf does not charge the frame we assume";
+  // How busy tbf kept the link: below the rate, the emulator (a late timer
+  // on a busy machine) or TCP (an empty queue) left it idle for a while.
+  report(label + " tbf carried, all frames", wire_bits / elapsed / 1e6,
+         static_cast<double>(bytes) * 8 / elapsed / 1e6, "Mbit/s");
+}
+
+TEST_F(Netns, TcpStreamGoodputMatchesTbfAt50Mbit) {
+  tcp_stream_through_tbf(50'000'000, 1500, "TCP_STREAM tbf 50M");
+}
+
+TEST_F(Netns, TcpStreamGoodputMatchesTbfAt200Mbit) {
+  tcp_stream_through_tbf(200'000'000, 1500, "TCP_STREAM tbf 200M");
+}
+
+// ---- 2. rate: UDP_STREAM below and above tbf ----
+
+// The long queue: flowperf's pacer catches up after a late wake-up by
+// sending back to back, and on a busy machine such a burst can exceed a
+// 20-frame queue (measured: 5.9% loss at 40M with one). A sender below the
+// link rate should lose nothing to those bursts, as behind a real switch
+// port's buffer.
+TEST_F(Netns, UdpStreamBelowTbfRateLosesNothing) {
+  if (!have("tc")) GTEST_SKIP() << "tc (iproute2) is not installed";
+  ASSERT_NO_FATAL_FAILURE(shape(net_->b, 50'000'000, Queue::kLong));
+  UdpTruth k;
+  json j = udp_stream({"-t", "UDP_STREAM", "-l", "4", "-b", "40M"}, k);
+  ASSERT_TRUE(j.is_object());
+  expect_udp_stream_reconciles(j, k, 1472);
+
+  const json& t = j["total"];
+  uint64_t sent = u64(t["datagrams_sent"]);
+  double loss = t["loss_percent"].get<double>() / 100;
+  double link_loss = static_cast<double>(k.link_drops()) / static_cast<double>(sent);
+  report_share("UDP_STREAM 40M on tbf 50M: loss", 0, loss, sent);
+  report_share("UDP_STREAM 40M on tbf 50M: loss on the link", 0, link_loss, sent);
+  EXPECT_LT(link_loss, 0.005) << k.causes();
+  double offered = t["offered_bits_per_second"], delivered = t["bits_per_second"];
+  report("UDP_STREAM 40M on tbf 50M: offered", 40, offered / 1e6, "Mbit/s");
+  report("UDP_STREAM 40M on tbf 50M: delivered", offered / 1e6, delivered / 1e6, "Mbit/s");
+  // All that was offered arrived, whether or not a busy server read it.
+  double dropped_at_socket = 8.0 * 1472 * k.socket_drops() / t["elapsed_s"].get<double>();
+  EXPECT_NEAR(delivered + dropped_at_socket, offered, 0.005 * offered);
+}
+
+// A tbf on the sender's own interface pushes back on the sender: packets
+// waiting in it are charged to the sending socket, and once the socket's send
+// buffer (about 200 KB by default) is full, send() waits. With a 50 ms queue
+// (312 KB at 50 Mbit/s) a 100 Mbit/s UDP sender is slowed to the link rate
+// and loses nothing (measured: offered 48.8 Mbit/s, no loss): true, but not
+// a lossy bottleneck. A queue of 40 frames (about 90 fit in the send buffer)
+// overflows first, so the excess is dropped at the bottleneck as on a
+// router's port, tbf counts the drops, and send() still succeeds.
+TEST_F(Netns, UdpStreamAboveTbfRateDeliversTheLinkRate) {
+  if (!have("tc")) GTEST_SKIP() << "tc (iproute2) is not installed";
+  const uint64_t rate = 50'000'000;
+  ASSERT_NO_FATAL_FAILURE(shape(net_->b, rate, Queue::kShort));
+  UdpTruth k;
+  json j = udp_stream({"-t", "UDP_STREAM", "-l", "4", "-b", "100M"}, k);
+  ASSERT_TRUE(j.is_object());
+  expect_udp_stream_reconciles(j, k, 1472);
+
+  const json& t = j["total"];
+  // The link's truth over the sender's elapsed time: rate × time, plus the
+  // bucket's first burst, plus the full queue that drains after the sender
+  // stopped (the server still counts it); payload / frame of it is payload.
+  double elapsed = t["elapsed_s"];
+  uint64_t extra = burst_bytes(rate, 1500) + short_queue_bytes(1500);
+  double wire_bits = static_cast<double>(rate) * elapsed + 8.0 * static_cast<double>(extra);
+  double link = wire_bits / elapsed * kUdpPayload / (kUdpPayload + kUdpFrameOverhead);
+  double delivered = t["bits_per_second"], offered = t["offered_bits_per_second"];
+  report("UDP_STREAM 100M on tbf 50M: offered", 100, offered / 1e6, "Mbit/s");
+  double err =
+      report("UDP_STREAM 100M on tbf 50M: delivered", link / 1e6, delivered / 1e6, "Mbit/s");
+  EXPECT_LT(std::fabs(err), 5.0);
+  // What reached A (received, or dropped at A's socket) is what tbf really
+  // carried: this tells the emulator's shortfall from flowperf's error.
+  double carried = static_cast<double>(u64(t["datagrams_received"]) + k.socket_drops()) *
+                   kUdpPayload * 8 / elapsed;
+  report("UDP_STREAM 100M on tbf 50M: reached A", link / 1e6, carried / 1e6, "Mbit/s");
+  // The rest of what was offered is lost on the link.
+  uint64_t sent = u64(t["datagrams_sent"]);
+  double expected_loss = 1 - link / offered, loss = t["loss_percent"].get<double>() / 100;
+  double link_loss = static_cast<double>(k.link_drops()) / static_cast<double>(sent);
+  report_share("UDP_STREAM 100M on tbf 50M: loss", expected_loss, loss, sent);
+  report_share("UDP_STREAM 100M on tbf 50M: loss on the link", expected_loss, link_loss, sent);
+  EXPECT_NEAR(link_loss, expected_loss, 0.03) << k.causes();
+  report("UDP_STREAM 100M on tbf 50M: lost vs all drops",
+         static_cast<double>(k.link_drops() + k.socket_drops()),
+         static_cast<double>(u64(t["datagrams_lost"])), "dgrams");
+  note("tbf dropped " + std::to_string(k.qdisc_drops) + " packets, " +
+       std::to_string(k.send_drops()) + " of them UDP (Ip.OutDiscards)");
+  EXPECT_GT(k.send_drops(), 0u);
+  EXPECT_LE(k.send_drops(), k.qdisc_drops);
+}
+
+// ---- 3. loss: nftables drops ----
+
+void Netns::udp_stream_loss(int percent) {
+  if (!have("nft")) GTEST_SKIP() << "nft is not installed (Debian package nftables)";
+  ASSERT_NO_FATAL_FAILURE(drop_on_input(net_->a, "meta l4proto udp", percent));
+  UdpTruth k;
+  // 80 Mbit/s of 1472-byte datagrams for 4 s: 27,000 datagrams, with no
+  // rate limit on the link.
+  json j = udp_stream({"-t", "UDP_STREAM", "-l", "4", "-b", "80M"}, k);
+  ASSERT_TRUE(j.is_object());
+  expect_udp_stream_reconciles(j, k, 1472);
+
+  const json& t = j["total"];
+  uint64_t sent = u64(t["datagrams_sent"]), lost = u64(t["datagrams_lost"]);
+  ASSERT_GE(sent, 20000u) << "too few datagrams for the statistics";
+  const std::string label = "UDP_STREAM nft " + std::to_string(percent) + "%";
+  double p = percent / 100.0, loss = static_cast<double>(lost) / static_cast<double>(sent);
+  // flowperf's loss is exact (checked above, cause by cause); what the link
+  // lost is flowperf's count less what a busy machine's receiving socket
+  // dropped, which is 0 on a quiet machine.
+  double link_loss = static_cast<double>(lost - k.socket_drops()) / static_cast<double>(sent);
+  report_share(label + ": loss", p, loss, sent);
+  report_share(label + ": loss on the link", p, link_loss, sent);
+  report(label + ": lost vs nft + socket drops",
+         static_cast<double>(k.nft_drops + k.socket_drops()), static_cast<double>(lost), "dgrams");
+  // Each datagram is dropped independently with probability p, so the count
+  // is binomial: 4 sigma fails a correct flowperf once in ~16,000 runs.
+  double sigma = std::sqrt(p * (1 - p) / static_cast<double>(sent));
+  EXPECT_NEAR(link_loss, p, 4 * sigma) << k.causes();
+  EXPECT_EQ(k.send_drops(), 0u) << "nothing limits the rate here";
+}
+
+TEST_F(Netns, UdpStreamLossMatchesNftablesAt1Percent) { udp_stream_loss(1); }
+TEST_F(Netns, UdpStreamLossMatchesNftablesAt5Percent) { udp_stream_loss(5); }
+
+// UDP_RR with `percent` % of datagrams dropped entering each namespace:
+// requests entering A, responses entering B. The request/response
+// bookkeeping must match the drops one for one.
+json Netns::udp_rr_with_loss(int percent) {
+  drop_on_input(net_->a, "meta l4proto udp", percent);
+  drop_on_input(net_->b, "meta l4proto udp", percent);
+  if (HasFatalFailure()) return json();
+  json j = client({"-t", "UDP_RR", "-l", "3"});
+  if (!j.is_object()) return j;
+  uint64_t req_drops = nft_dropped(*net_, net_->a), resp_drops = nft_dropped(*net_, net_->b);
+  const json &c = j["local"]["flows"][0], &s = j["remote"]["flows"][0], &t = j["total"];
+  uint64_t requests = u64(c["datagrams_sent"]), transactions = u64(t["transactions"]),
+           timeouts = u64(t["timeouts"]), late = u64(t["late"]);
+  // Every request the server got is one A did not drop, and it answered each.
+  EXPECT_EQ(u64(s["datagrams_recv"]), requests - req_drops);
+  EXPECT_EQ(u64(s["datagrams_sent"]), u64(s["datagrams_recv"]));
+  // Every answer B did not drop reached the client, except perhaps the last,
+  // if it came after the client had given up on it and stopped.
+  uint64_t arrived = u64(s["datagrams_sent"]) - resp_drops;
+  EXPECT_LE(u64(c["datagrams_recv"]), arrived);
+  EXPECT_GE(u64(c["datagrams_recv"]) + 1, arrived);
+  // Every answer received completed its transaction or was late; every
+  // request completed or timed out.
+  EXPECT_EQ(u64(c["datagrams_recv"]), transactions + late);
+  EXPECT_EQ(requests, transactions + timeouts);
+  // So the timeouts are the drops, plus the late ones (the timeout was too
+  // short for them), plus perhaps the last.
+  uint64_t lost = timeouts - late;
+  EXPECT_GE(lost, req_drops + resp_drops);
+  EXPECT_LE(lost, req_drops + resp_drops + 1);
+
+  // A transaction survives if neither of its datagrams is dropped.
+  double p = percent / 100.0, q = 1 - (1 - p) * (1 - p);
+  double measured = static_cast<double>(lost) / static_cast<double>(requests);
+  std::string label = "UDP_RR nft " + std::to_string(percent) + "% each way";
+  report_share(label + ": lost transactions", q, measured, requests);
+  report(label + ": timeouts-late vs nft drops", static_cast<double>(req_drops + resp_drops),
+         static_cast<double>(lost), "tx");
+  double sigma = std::sqrt(q * (1 - q) / static_cast<double>(requests));
+  EXPECT_NEAR(measured, q, 4 * sigma);
+  return j;
+}
+
+TEST_F(Netns, UdpRrCountsLostTransactionsAt1Percent) {
+  if (!have("nft")) GTEST_SKIP() << "nft is not installed (Debian package nftables)";
+  udp_rr_with_loss(1);
+}
+
+std::pair<double, double> Netns::udp_rr_cost() {
+  json base = client({"-t", "UDP_RR", "-l", "3"});
+  if (!base.is_object()) return {0, 0};
+  json lossy = udp_rr_with_loss(5);
+  if (!lossy.is_object()) return {0, 0};
+  double clean = base["total"]["transactions_per_second"],
+         with_loss = lossy["total"]["transactions_per_second"];
+  report("UDP_RR 5% loss each way: rate vs loss-free", clean, with_loss, "tx/s");
+  // Where the time went: the run's time less the round trips of the
+  // transactions that completed, over the timeouts.
+  const json& t = lossy["total"];
+  double waiting_us = t["elapsed_s"].get<double>() * 1e6 -
+                      t["latency_us"]["mean"].get<double>() * u64(t["transactions"]);
+  double per_timeout = waiting_us / std::max<double>(1, u64(t["timeouts"]));
+  note("UDP_RR 5% loss: " + std::to_string(per_timeout) + " us lost per timeout; mean RTT " +
+       std::to_string(t["latency_us"]["mean"].get<double>()) + " us; --udp-rr-min-timeout " +
+       std::to_string(u64(lossy["spec"]["udp_rr_min_timeout_us"])) + " us");
+  return {clean, with_loss};
+}
+
+TEST_F(Netns, UdpRrCountsLostTransactionsAt5PercentAndReportsTheCost) {
+  if (!have("nft")) GTEST_SKIP() << "nft is not installed (Debian package nftables)";
+  auto [clean, with_loss] = udp_rr_cost();
+  EXPECT_GT(clean, 0);
+  EXPECT_GT(with_loss, 0);
+}
+
+// Disabled: fails today. With 5% loss each way, 9.75% of transactions lose
+// a datagram. With the timeout flowperf computes (max(2 srtt, srtt + 4
+// rttvar), at least --udp-rr-min-timeout = 50 us) and a ~10 us round trip,
+// an attempt costs on average 0.9025 × 10 + 0.0975 × 50 = 14 us and
+// succeeds with probability 0.9025: about 64,000 tx/s against 100,000, so
+// UDP_RR should keep over half its loss-free rate. It keeps about 6%: the
+// client waits for its deadline with poll() (epoll_wait with many flows),
+// whose timeout is whole milliseconds rounded up (ms_until in
+// src/engine/worker.cc), so every timeout costs ~1.1 ms instead of 50 us.
+TEST_F(Netns, DISABLED_UdpRrKeepsHalfItsRateUnder5PercentLoss) {
+  if (!have("nft")) GTEST_SKIP() << "nft is not installed (Debian package nftables)";
+  auto [clean, with_loss] = udp_rr_cost();
+  EXPECT_GE(with_loss, 0.5 * clean);
+}
+
+// TCP under loss: both directions drop 5% of the data connections' segments
+// (not the control connection's: its messages start and stop the test, and
+// a loss there only delays them). It must complete, not hang, and count.
+TEST_F(Netns, TcpStreamAndTcpRrCompleteUnderSegmentLoss) {
+  if (!have("nft")) GTEST_SKIP() << "nft is not installed (Debian package nftables)";
+  // One segment per packet: with TSO/GSO a veth packet carries up to 64 KB
+  // of segments, and dropping it would drop them all at once.
+  for (const auto& ns : {net_->a, net_->b})
+    ASSERT_NO_FATAL_FAILURE(
+        must({net_->ip(), "-n", ns, "link", "set", "dev", NetnsPair::kDev, "gso_max_segs", "1"}));
+  const std::string data = "tcp dport != " + kPort + " tcp sport != " + kPort;
+  ASSERT_NO_FATAL_FAILURE(drop_on_input(net_->a, data, 5));
+  ASSERT_NO_FATAL_FAILURE(drop_on_input(net_->b, data, 5));
+
+  json s = client({"-t", "TCP_STREAM", "-l", "3"});
+  ASSERT_TRUE(s.is_object());
+  expect_tcp_stream_reconciles(s);
+  uint64_t stream_drops = nft_dropped(*net_, net_->a) + nft_dropped(*net_, net_->b);
+  EXPECT_GT(stream_drops, 0u);
+  const json& f = s["local"]["flows"][0];
+  std::string retrans = "n/a";
+  if (f.contains("tcp_info")) {
+    EXPECT_GT(u64(f["tcp_info"]["total_retrans"]), 0u);
+    retrans = std::to_string(u64(f["tcp_info"]["total_retrans"]));
+  }
+  note("TCP_STREAM with 5% segment loss: " +
+       std::to_string(s["total"]["bits_per_second"].get<double>() / 1e6) + " Mbit/s, " +
+       std::to_string(stream_drops) + " segments dropped, sender retransmitted " + retrans +
+       ", bytes sent = received = " + std::to_string(u64(s["total"]["bytes_received"])));
+
+  json r = client({"-t", "TCP_RR", "-l", "3"});
+  ASSERT_TRUE(r.is_object());
+  expect_rr_reconciles(r, 1, 1);
+  uint64_t rr_drops = nft_dropped(*net_, net_->a) + nft_dropped(*net_, net_->b) - stream_drops;
+  EXPECT_GT(rr_drops, 0u);
+  note("TCP_RR with 5% segment loss: " +
+       std::to_string(r["total"]["transactions_per_second"].get<double>()) + " tx/s, " +
+       std::to_string(rr_drops) + " segments dropped, " +
+       std::to_string(u64(r["total"]["transactions"])) + " transactions on both sides");
+}
+
+// ---- 4. IPv6 ----
+
+TEST_F(Netns, Ipv6TcpRrAndUdpStream) {
+  server6_ = start_server(kServer6, kPort6);
+  ASSERT_TRUE(server6_) << "flowperf server did not start on " << kServer6;
+
+  json r = client({"-t", "TCP_RR", "-l", "2"}, kServer6, kPort6);
+  ASSERT_TRUE(r.is_object());
+  EXPECT_EQ(r["endpoints"]["remote"]["host"], kServer6);
+  EXPECT_EQ(r["endpoints"]["local"]["host"], "fd77::2");
+  expect_rr_reconciles(r, 1, 1);
+  if (auto mss = reported_mss(r)) {
+    EXPECT_EQ(*mss, expected_mss(1500, true));
+    report("IPv6 TCP_RR: snd_mss", static_cast<double>(expected_mss(1500, true)),
+           static_cast<double>(*mss), "B");
+  }
+  note("IPv6 TCP_RR: " + std::to_string(u64(r["total"]["transactions"])) +
+       " transactions, both sides agree");
+
+  // 1452 bytes fill a 1500-byte IPv6 packet (40 + 8 + 1452): no fragments.
+  UdpTruth k;
+  json u =
+      udp_stream({"-t", "UDP_STREAM", "-l", "2", "-b", "50M", "-m", "1452"}, k, kServer6, kPort6);
+  ASSERT_TRUE(u.is_object());
+  expect_udp_stream_reconciles(u, k, 1452);
+  EXPECT_EQ(k.b.at("Ip6FragCreates"), 0u);
+  report("IPv6 UDP_STREAM -m 1452: received vs Udp6InDatagrams",
+         static_cast<double>(k.a.at("Udp6InDatagrams")),
+         static_cast<double>(u64(u["total"]["datagrams_received"])), "dgrams");
+
+  // flowperf's default size, 1472, is IPv4's: over IPv6 each datagram leaves
+  // as two fragments. Still counted right; the fragments are printed.
+  UdpTruth d;
+  json v = udp_stream({"-t", "UDP_STREAM", "-l", "2", "-b", "50M"}, d, kServer6, kPort6);
+  ASSERT_TRUE(v.is_object());
+  expect_udp_stream_reconciles(v, d, 1472);
+  note("IPv6 UDP_STREAM with the default 1472-byte size: " +
+       std::to_string(u64(v["total"]["datagrams_sent"])) + " datagrams sent as " +
+       std::to_string(d.b.at("Ip6FragCreates")) + " fragments");
+}
+
+// ---- 5. MTU 9000 ----
+
+TEST_F(Netns, Mtu9000TcpStreamMatchesTbf) {
+  ASSERT_NO_FATAL_FAILURE(set_mtu(9000));
+  for (const auto& ns : {net_->a, net_->b}) {
+    Cmd c = run({net_->ip(), "-n", ns, "-j", "link", "show", "dev", NetnsPair::kDev});
+    json j = json::parse(c.out, nullptr, false);
+    ASSERT_TRUE(j.is_array() && !j.empty()) << c.what();
+    EXPECT_EQ(u64(j[0]["mtu"]), 9000u);
+  }
+  // The same truth as at 1500 bytes with an 8948-byte MSS in a 9014-byte
+  // frame: 99.3% of the rate is goodput instead of 95.6%.
+  tcp_stream_through_tbf(50'000'000, 9000, "TCP_STREAM MTU 9000 tbf 50M");
+}
+
+}  // namespace
+}  // namespace flowperf::testing::netns
