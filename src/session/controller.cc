@@ -87,8 +87,10 @@ net::Fd connect_control(const ClientOptions& o, net::Address* used) {
   throw runtime_error("cannot connect to " + where + ": " + net::sys::errno_text(err));
 }
 
-IntervalSample sample(const engine::Side& side, std::vector<IntervalFlow>& last, double t0,
-                      double t1) {
+}  // namespace
+
+IntervalSample sample_interval(const engine::Side& side, std::vector<IntervalFlow>& last, double t0,
+                               double t1) {
   IntervalSample s;
   s.start_s = t0;
   s.end_s = t1;
@@ -102,8 +104,6 @@ IntervalSample sample(const engine::Side& side, std::vector<IntervalFlow>& last,
   }
   return s;
 }
-
-}  // namespace
 
 TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   TestResult result;
@@ -168,7 +168,7 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
     if (now >= end || side.all_finished()) break;
     if (now >= next_sample) {
       double t = std::chrono::duration<double>(now - t0).count();
-      auto s = sample(side, last, last_t, t);
+      auto s = sample_interval(side, last, last_t, t);
       last_t = t;
       if (o.on_interval) o.on_interval(s);
       result.intervals.push_back(std::move(s));
@@ -195,7 +195,7 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
     if (spec.interval_s > 0 && !result.interrupted) {
       double t = std::chrono::duration<double>(Clock::now() - t0).count();
       if (t - last_t > spec.interval_s * 0.1) {
-        auto s = sample(side, last, last_t, t);
+        auto s = sample_interval(side, last, last_t, t);
         if (o.on_interval) o.on_interval(s);
         result.intervals.push_back(std::move(s));
       }

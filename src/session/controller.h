@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/results.h"
+#include "engine/worker.h"
 #include "net/socket.h"
 #include "spec/test_spec.h"
 
@@ -53,6 +54,11 @@ struct ClientOptions {
   // Called after each interval while the test runs.
   std::function<void(const IntervalSample&)> on_interval;
 };
+
+// The local flows' counters since the last sample (which `last` holds and
+// is updated); start_s/end_s are seconds since the test started.
+IntervalSample sample_interval(const engine::Side& side, std::vector<IntervalFlow>& last,
+                               double start_s, double end_s);
 
 // Runs the test. Throws Error for failures before the test starts (no
 // server, server busy, invalid spec); failures after it started come back

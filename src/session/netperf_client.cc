@@ -146,23 +146,6 @@ std::string remote_error_text(int err, const std::string& where) {
                      std::strerror(err), err);
 }
 
-// Counters of the local flows since the last sample.
-IntervalSample sample(const engine::Side& side, std::vector<IntervalFlow>& last, double t0,
-                      double t1) {
-  IntervalSample s;
-  s.start_s = t0;
-  s.end_s = t1;
-  const auto& flows = side.flows();
-  for (size_t i = 0; i < flows.size(); ++i) {
-    const auto& c = flows[i]->counters;
-    IntervalFlow now{c.bytes_sent.get(), c.bytes_recv.get(), c.transactions.get()};
-    s.flows.push_back({now.bytes_sent - last[i].bytes_sent, now.bytes_recv - last[i].bytes_recv,
-                       now.transactions - last[i].transactions});
-    last[i] = now;
-  }
-  return s;
-}
-
 // The omni request for a spec; direction and sizes are the server's view.
 np::OmniRequest make_request(const spec::TestSpec& s, int family) {
   np::OmniRequest r;
@@ -430,7 +413,7 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
     if (now >= end || now >= give_up || side.all_finished()) break;
     if (now >= next_sample) {
       double t = std::chrono::duration<double>(now - t0).count();
-      auto s = sample(side, last, last_t, t);
+      auto s = sample_interval(side, last, last_t, t);
       last_t = t;
       if (o.on_interval) o.on_interval(s);
       result.intervals.push_back(std::move(s));
@@ -462,7 +445,7 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
   if (spec.interval_s > 0 && !result.interrupted) {
     double t = std::chrono::duration<double>(Clock::now() - t0).count();
     if (t - last_t > spec.interval_s * 0.1) {
-      auto s = sample(side, last, last_t, t);
+      auto s = sample_interval(side, last, last_t, t);
       if (o.on_interval) o.on_interval(s);
       result.intervals.push_back(std::move(s));
     }

@@ -42,10 +42,12 @@
 #include "engine/worker.h"
 #include "net/socket.h"
 #include "net/sys.h"
+#include "net/tcp_info.h"
 #include "proto/netperf_wire.h"
 #include "session/server.h"
 #include "session/session.h"
 #include "session/side_meter.h"
+#include "session/test_slot.h"
 #include "spec/test_spec.h"
 
 namespace flowperf::session {
@@ -107,45 +109,6 @@ struct Outcome {
 struct Refusal {
   int err;
   std::string why;
-};
-
-std::string congestion_control(int fd) {
-  char name[16] = {};
-  socklen_t len = sizeof name;
-  if (::getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name, &len) != 0) return {};
-  return std::string(name, strnlen(name, sizeof name));
-}
-
-int total_retrans(int fd) {
-  tcp_info ti{};
-  socklen_t len = sizeof ti;
-  if (::getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) return 0;
-  return static_cast<int>(ti.tcpi_total_retrans);
-}
-
-// Counts this connection among the running tests while one runs.
-class Slot {
- public:
-  explicit Slot(std::atomic<uint32_t>* active) : active_(active) {}
-  ~Slot() { release(); }
-  bool take(uint32_t limit, uint32_t* running) {
-    uint32_t before = active_->fetch_add(1);
-    if (before >= limit) {
-      active_->fetch_sub(1);
-      *running = before;
-      return false;
-    }
-    held_ = true;
-    return true;
-  }
-  void release() {
-    if (held_) active_->fetch_sub(1);
-    held_ = false;
-  }
-
- private:
-  std::atomic<uint32_t>* active_;
-  bool held_ = false;
 };
 
 class NetperfSession {
@@ -694,8 +657,10 @@ class NetperfSession {
     out.sndbuf_end = p.sndbuf > 0 ? ds.sndbuf : net::get_sndbuf(probe);
     out.rcvbuf_end = p.rcvbuf > 0 ? ds.rcvbuf : net::get_rcvbuf(probe);
     if (!is_udp(kind) && kind != TestKind::kTcpCrr) {
-      out.retrans = total_retrans(probe);
-      if (p.want_cong) out.cong = congestion_control(probe);
+      if (auto ti = net::read_tcp_info(probe)) {
+        out.retrans = static_cast<int>(ti->total_retrans);
+        if (p.want_cong) out.cong = ti->congestion_control;
+      }
     }
     out.side = engine::collect(side);
     // A netperf receiver that closes with data still queued resets the
@@ -751,7 +716,7 @@ class NetperfSession {
   int control_;
   SessionContext ctx_;
   const ServerConfig& cfg_;
-  Slot slot_;
+  TestSlot slot_;
   net::Address peer_, local_;
   net::Fd crr_listener_;  // the last TCP_CRR listener, open until the client's next message
   bool first_ = true;     // nothing sent yet

@@ -20,6 +20,7 @@
 #include "session/data_plane.h"
 #include "session/server.h"
 #include "session/side_meter.h"
+#include "session/test_slot.h"
 
 namespace flowperf::session {
 namespace {
@@ -31,30 +32,6 @@ Clock::time_point after(double seconds) {
   return Clock::now() +
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
-
-// Counts this session among the running tests while it lives.
-class TestSlot {
- public:
-  explicit TestSlot(std::atomic<uint32_t>* active) : active_(active) {}
-  ~TestSlot() {
-    if (held_) active_->fetch_sub(1);
-  }
-  // Returns the count before this one when over the limit (and takes nothing).
-  bool take(uint32_t limit, uint32_t* running) {
-    uint32_t before = active_->fetch_add(1);
-    if (before >= limit) {
-      active_->fetch_sub(1);
-      *running = before;
-      return false;
-    }
-    held_ = true;
-    return true;
-  }
-
- private:
-  std::atomic<uint32_t>* active_;
-  bool held_ = false;
-};
 
 class Session {
  public:
