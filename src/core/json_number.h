@@ -5,10 +5,9 @@
 
 #include <cstdint>
 #include <limits>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <type_traits>
-
-#include <nlohmann/json.hpp>
 
 namespace flowperf::core {
 
