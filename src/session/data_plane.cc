@@ -82,12 +82,38 @@ ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& l
   return p;
 }
 
+namespace {
+
+// Waits until the listener has a connection (true) or the deadline passes
+// (false). The control connection's close meanwhile ends the wait with an
+// Error: a client that gives up must not hold the session until the
+// deadline. Its messages are left alone (Start may overtake the last data
+// connection's handshake), so only the peer's FIN is watched (POLLRDHUP).
+bool wait_for_connection(int listener, int control, Clock::time_point deadline) {
+  for (;;) {
+    auto now = Clock::now();
+    if (now >= deadline) return false;
+    pollfd p[2] = {{listener, POLLIN, 0}, {control, POLLRDHUP, 0}};
+    const nfds_t n = control >= 0 ? 2 : 1;
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1;
+    int r = ::poll(p, n, static_cast<int>(std::min<long long>(left, 1000)));
+    if (r < 0 && errno != EINTR)
+      throw runtime_error("cannot wait for data connections: " + net::sys::errno_text(errno));
+    if (r <= 0) continue;
+    if (p[0].revents != 0) return true;
+    if (n == 2 && (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0)
+      throw runtime_error("the client went away before opening its data connections");
+  }
+}
+
+}  // namespace
+
 std::vector<net::Fd> accept_streams(int listener, uint64_t cookie, uint32_t streams,
-                                    Clock::time_point deadline) {
+                                    Clock::time_point deadline, int control) {
   std::vector<net::Fd> out(streams);
   uint32_t have = 0;
   while (have < streams) {
-    if (!net::sys::wait_readable(listener, deadline))
+    if (!wait_for_connection(listener, control, deadline))
       throw runtime_error("only " + std::to_string(have) + " of " + std::to_string(streams) +
                           " data connections arrived in time");
     net::Fd fd(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));

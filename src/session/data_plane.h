@@ -32,9 +32,11 @@ ServerDataPlane open_server_plane(const spec::TestSpec& spec, const net::Address
                                   unsigned threads);
 
 // Accepts one TCP data connection per stream and orders them by index.
-// Throws a runtime Error when they do not all arrive before the deadline.
+// Throws a runtime Error when they do not all arrive before the deadline, or
+// when the control connection (if given) closes or speaks meanwhile.
 std::vector<net::Fd> accept_streams(int listener, uint64_t cookie, uint32_t streams,
-                                    std::chrono::steady_clock::time_point deadline);
+                                    std::chrono::steady_clock::time_point deadline,
+                                    int control = -1);
 
 // The client's data sockets: connected TCP sockets (greeting sent) or
 // connected UDP sockets; none for TCP_CRR. Throws Error.

@@ -672,13 +672,18 @@ class NetperfSession {
     return out;
   }
 
-  // Notices a client that closed its control connection mid-test.
+  // Notices a client that closed its control connection mid-test. Once the
+  // client's next request has arrived early (it stays queued for later),
+  // POLLIN says nothing more, so the peer's FIN is watched through POLLRDHUP.
   class ControlWatch {
    public:
     explicit ControlWatch(int fd) : fd_(fd) {}
     bool gone() {
-      if (quiet_) return false;
-      pollfd p{fd_, POLLIN, 0};
+      if (quiet_) {
+        pollfd p{fd_, POLLRDHUP, 0};
+        return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+      }
+      pollfd p{fd_, POLLIN | POLLRDHUP, 0};
       if (::poll(&p, 1, 0) <= 0) return false;
       char c;
       ssize_t n = ::recv(fd_, &c, 1, MSG_PEEK | MSG_DONTWAIT);

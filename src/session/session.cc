@@ -137,7 +137,7 @@ class Session {
     } else if (crr) {
       for (auto& l : plane.listeners) crr_listeners.push_back(l.get());
     } else {
-      sockets = accept_streams(plane.listeners[0].get(), cookie, spec_.streams, after(60));
+      sockets = accept_streams(plane.listeners[0].get(), cookie, spec_.streams, after(60), fd);
       plane.listeners.clear();  // no more connections for this test
     }
 

@@ -53,20 +53,7 @@ constexpr auto kControlTimeout = 10s;
 constexpr auto kSettle = 5s;
 
 // Server bugs these tests know about (see the test that names each).
-const std::set<std::string> kKnownBugs = {
-    // The server waits up to 60 s for a TCP test's data connections without
-    // watching the control connection: a client that completes Setup and then
-    // closes (or opens only some data connections) leaves a session thread,
-    // its listening socket and a running-test slot behind for 60 s.
-    "SetupThenCloseBeforeDataConnections",
-    // netperf sessions: bytes that arrive on the control connection before
-    // the data connection make the server stop watching the control
-    // connection (ControlWatch's "quiet" mode), so a client that then
-    // vanishes leaves the session waiting for its data connection until
-    // test_length + 4 s, or max_duration + 30 s (3630 s by default) for a
-    // count test.
-    "NetperfRequestThenMoreBytesThenClosed",
-};
+const std::set<std::string> kKnownBugs = {};
 
 struct Usage {
   int fds = -1;
