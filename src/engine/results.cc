@@ -48,7 +48,7 @@ std::string SideResult::first_error() const {
   return {};
 }
 
-SideResult collect(const Side& side) {
+SideResult collect(const Side& side, Clock::time_point cap) {
   SideResult r;
   r.threads = side.threads();
   Clock::time_point last = side.start_time();
@@ -57,7 +57,7 @@ SideResult collect(const Side& side) {
     FlowResult fr;
     fr.index = f.index;
     const bool done = f.is_finished.load(std::memory_order_acquire);
-    Clock::time_point end = done ? f.ended : Clock::now();
+    Clock::time_point end = std::min(done ? f.ended : Clock::now(), cap);
     if (f.started != Clock::time_point{}) fr.elapsed_s = seconds(end - f.started);
     last = std::max(last, end);
     const FlowCounters& c = f.counters;

@@ -4,6 +4,7 @@
 // except by the helpers at the bottom.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -51,6 +52,9 @@ struct SideResult {
 };
 
 // Reads a finished (or aborted) Side. Safe once the workers have stopped.
-SideResult collect(const Side& side);
+// `cap`: a flow still going (or ended) after it counts as ended then: when a
+// stalled test was given up, its flows' time ends where the test did.
+SideResult collect(const Side& side, std::chrono::steady_clock::time_point cap =
+                                         std::chrono::steady_clock::time_point::max());
 
 }  // namespace flowperf::engine

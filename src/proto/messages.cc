@@ -273,34 +273,36 @@ const char* message_name(const Message& m) {
 }
 
 std::string encode(const Message& m) {
-  json j = std::visit(Overload{[](const Hello& h) -> json {
-                                 return {{"version", h.version}, {"software", h.software}};
-                               },
-                               [](const Welcome& w) -> json {
-                                 return {{"version", w.version},     {"software", w.software},
-                                         {"hostname", w.hostname},   {"os", w.os},
-                                         {"cpu_model", w.cpu_model}, {"cores", w.cores},
-                                         {"cpu_mhz", w.cpu_mhz}};
-                               },
-                               [](const Setup& s) -> json {
-                                 return {{"spec", spec::to_json(s.spec)}};
-                               },
-                               [](const SetupOk& s) -> json {
-                                 return {{"tcp_port", s.tcp_port}, {"udp_ports", s.udp_ports},
-                                         {"cookie", s.cookie},     {"threads", s.threads},
-                                         {"sndbuf", s.sndbuf},     {"rcvbuf", s.rcvbuf}};
-                               },
-                               [](const Start&) -> json { return json::object(); },
-                               [](const Started&) -> json { return json::object(); },
-                               [](const Stop&) -> json { return json::object(); },
-                               [](const Quit&) -> json { return json::object(); },
-                               [](const Results& r) -> json {
-                                 return {{"side", side_to_json(r.side)}};
-                               },
-                               [](const ErrorMsg& e) -> json {
-                                 return {{"code", e.code}, {"message", e.message}};
-                               }},
-                      m);
+  json j = std::visit(
+      Overload{
+          [](const Hello& h) -> json {
+            return {{"version", h.version}, {"software", h.software}};
+          },
+          [](const Welcome& w) -> json {
+            return {{"version", w.version}, {"software", w.software},   {"hostname", w.hostname},
+                    {"os", w.os},           {"cpu_model", w.cpu_model}, {"cores", w.cores},
+                    {"cpu_mhz", w.cpu_mhz}};
+          },
+          [](const Setup& s) -> json {
+            return {{"spec", spec::to_json(s.spec)}};
+          },
+          [](const SetupOk& s) -> json {
+            return {{"tcp_port", s.tcp_port}, {"udp_ports", s.udp_ports}, {"cookie", s.cookie},
+                    {"threads", s.threads},   {"sndbuf", s.sndbuf},       {"rcvbuf", s.rcvbuf}};
+          },
+          [](const Start&) -> json { return json::object(); },
+          [](const Started&) -> json { return json::object(); },
+          [](const Stop& s) -> json {
+            return s.abort ? json{{"abort", true}, {"at_s", s.at_s}} : json::object();
+          },
+          [](const Quit&) -> json { return json::object(); },
+          [](const Results& r) -> json {
+            return {{"side", side_to_json(r.side)}};
+          },
+          [](const ErrorMsg& e) -> json {
+            return {{"code", e.code}, {"message", e.message}};
+          }},
+      m);
   j["type"] = message_name(m);
   return j.dump();
 }
@@ -333,7 +335,8 @@ Message decode(std::string_view body) {
                    field<int32_t>(j, "sndbuf"),    field<int32_t>(j, "rcvbuf")};
   if (type == "start") return Start{};
   if (type == "started") return Started{};
-  if (type == "stop") return Stop{};
+  if (type == "stop")
+    return Stop{field_or<bool>(j, "abort", false), field_or<double>(j, "at_s", 0.0)};
   if (type == "quit") return Quit{};
   if (type == "results") return Results{side_from_json(field<json>(j, "side"))};
   if (type == "error")

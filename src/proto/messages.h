@@ -60,7 +60,13 @@ struct SetupOk {
 };
 struct Start {};
 struct Started {};
-struct Stop {};
+// Ends the test. `abort`: the client gave up draining (its data path
+// stalled), so the server should not wait for in-flight data either, and
+// counts its flows' time up to `at_s` seconds after its start.
+struct Stop {
+  bool abort = false;
+  double at_s = 0;
+};
 // Sent instead of Setup: asks the server to exit (qperf's `quit`). Servers
 // refuse it unless started with remote quit allowed.
 struct Quit {};

@@ -1,6 +1,8 @@
 #include "session/controller.h"
 
 #include <fmt/format.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <chrono>
@@ -21,9 +23,61 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
+// How long a draining data path may show no progress before the test is
+// declared stalled, and the longest drain allowed in all.
+constexpr auto kStallQuiet = 5s;
+constexpr double kDrainLimitS = 120;
+// How long the data connections may take to open, all together.
+constexpr double kDataConnectS = 15;
+
 Clock::time_point after(double seconds) {
   return Clock::now() +
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+// Progress of a side's flows: everything they counted, plus the bytes still
+// queued in their sockets (a TCP sender in drain counts nothing more, but its
+// send queue shrinks while the peer keeps acknowledging).
+uint64_t progress_mark(const engine::Side& side, uint64_t* queued) {
+  uint64_t mark = 0;
+  *queued = 0;
+  for (const auto& f : side.flows()) {
+    const auto& c = f->counters;
+    mark += c.bytes_sent.get() + c.bytes_recv.get() + c.transactions.get() +
+            c.datagrams_recv.get() + c.connects.get();
+    if (int fd = f->initial_fd(); fd >= 0) {
+      int q = 0;
+      if (::ioctl(fd, SIOCOUTQ, &q) == 0 && q > 0) *queued += static_cast<uint64_t>(q);
+    }
+  }
+  return mark + *queued;
+}
+
+// Lets the flows finish what is in flight. Returns "" when they all did, or
+// why it gave up: nothing moved for `quiet` (the data path stalled), or the
+// hard limit passed.
+std::string drain(engine::Side& side, Clock::duration quiet, Clock::time_point hard) {
+  uint64_t queued = 0;
+  uint64_t mark = progress_mark(side, &queued);
+  Clock::time_point last_move = Clock::now();
+  while (!side.all_finished()) {
+    const Clock::time_point now = Clock::now();
+    uint64_t q = 0;
+    if (uint64_t m = progress_mark(side, &q); m != mark) {
+      mark = m;
+      queued = q;
+      last_move = now;
+    }
+    if (now - last_move >= quiet)
+      return fmt::format(
+          "the data path stalled: nothing moved for {:.0f} s after the test's end{} — is a "
+          "firewall dropping the data connections, or is the link down?",
+          std::chrono::duration<double>(quiet).count(),
+          queued ? fmt::format(", with {} bytes still queued to send", queued) : "");
+    if (now >= hard) return "the flows did not finish within the drain limit after the test's end";
+    std::this_thread::sleep_for(5ms);
+  }
+  return "";
 }
 
 class Control {
@@ -128,7 +182,7 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
 
   // 3. Our data sockets and flows; the workers wait at the gate.
   net::raise_fd_limit();
-  auto sockets = open_client_sockets(spec, server, ok, after(30));
+  auto sockets = open_client_sockets(spec, server, ok, after(kDataConnectS));
   int sndbuf = 0, rcvbuf = 0;
   if (!sockets.empty()) {
     sndbuf = net::get_sndbuf(sockets[0].get());
@@ -184,13 +238,22 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   //    server sends, it must hear Stop before our receivers can see its EOF.
   const bool server_sends = spec.test == spec::TestKind::kTcpMaerts;
   engine::SideResult measured;  // CPU and NIC figures, taken when our flows finish
+  Clock::time_point cap = Clock::time_point::max();  // a stalled test's time ends here
   try {
     if (server_sends) control.send(proto::Stop{});
     side.set_phase(engine::Phase::kDrain);
-    if (!side.wait_finished(after(result.interrupted ? 2 : 10)))
-      side.set_phase(engine::Phase::kAbort);
+    const Clock::time_point drain_from = Clock::now();
+    // A slow link may take long to drain full socket buffers; only a drain
+    // that makes no progress for kStallQuiet is given up.
+    std::string stalled = result.interrupted ? drain(side, 2s, after(2))
+                                             : drain(side, kStallQuiet, after(kDrainLimitS));
+    if (!stalled.empty()) side.set_phase(engine::Phase::kAbort);
     meter.finish(measured);
-    if (!server_sends) control.send(proto::Stop{});
+    if (!stalled.empty()) cap = drain_from;
+    if (!server_sends)
+      control.send(
+          proto::Stop{!stalled.empty(), std::chrono::duration<double>(drain_from - t0).count()});
+    if (!stalled.empty() && !result.interrupted) result.error = stalled;
     side.join();
     if (spec.interval_s > 0 && !result.interrupted) {
       double t = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -207,7 +270,7 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
     side.join();
     result.error = e.what();
   }
-  result.local_side = engine::collect(side);
+  result.local_side = engine::collect(side, cap);
   meter.finish(measured);  // no-op when already taken
   result.local_side.cpu = measured.cpu;
   result.local_side.nic = measured.nic;

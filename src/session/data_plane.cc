@@ -171,7 +171,11 @@ std::vector<net::Fd> open_client_sockets(const spec::TestSpec& s, const net::Add
     if (!fd)
       throw runtime_error("cannot open data connection " + std::to_string(i + 1) + " to " +
                           a.to_string() + ": " + net::sys::errno_text(err) +
-                          (err == EMFILE ? " — raise the open-file limit (ulimit -n)" : ""));
+                          (err == EMFILE ? " — raise the open-file limit (ulimit -n)"
+                           : err == ETIMEDOUT
+                               ? " — the control port answers but the data port does not: is a "
+                                 "firewall dropping the server's data ports?"
+                               : ""));
     if (s.nodelay) net::set_nodelay(fd.get(), true);
     if (!s.congestion_control.empty()) net::set_congestion_control(fd.get(), s.congestion_control);
     uint8_t greeting[kGreetingBytes];

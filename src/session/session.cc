@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <string>
 
@@ -156,6 +157,8 @@ class Session {
     // limit passes, or the server shuts down.
     const auto limit = after(cfg_.max_duration_s + 30);
     const char* outcome = nullptr;
+    bool client_aborted = false;
+    Clock::time_point cap = Clock::time_point::max();
     for (;;) {
       if (ctx_.stopping->load()) {
         outcome = "server shutting down";
@@ -170,7 +173,13 @@ class Session {
         outcome = "the client went away";
         break;
       }
-      if (std::holds_alternative<proto::Stop>(m)) break;
+      if (auto* stop = std::get_if<proto::Stop>(&m)) {
+        client_aborted = stop->abort;
+        if (client_aborted && std::isfinite(stop->at_s) && stop->at_s > 0)
+          cap = side.start_time() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(stop->at_s));
+        break;
+      }
       throw proto::ProtocolError("expected stop, got " + std::string(proto::message_name(m)));
     }
     if (outcome) {
@@ -180,12 +189,16 @@ class Session {
       log(fmt::format("aborted ({}) after {:.2f} s", outcome, r.elapsed_s));
       return;
     }
-    side.set_phase(engine::Phase::kDrain);
-    if (!side.wait_finished(after(10))) side.set_phase(engine::Phase::kAbort);
+    if (client_aborted) {
+      side.set_phase(engine::Phase::kAbort);
+    } else {
+      side.set_phase(engine::Phase::kDrain);
+      if (!side.wait_finished(after(10))) side.set_phase(engine::Phase::kAbort);
+    }
     engine::SideResult measured;
     meter.finish(measured);
     side.join();
-    engine::SideResult r = engine::collect(side);
+    engine::SideResult r = engine::collect(side, cap);
     r.cpu = measured.cpu;
     r.nic = measured.nic;
     r.sndbuf = plane.sndbuf;

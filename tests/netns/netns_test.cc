@@ -653,5 +653,61 @@ TEST_F(Netns, Mtu9000TcpStreamMatchesTbf) {
   tcp_stream_through_tbf(50'000'000, 9000, "TCP_STREAM MTU 9000 tbf 50M");
 }
 
+// ---- 5. a data path that stalls: the client gives up with a clear message ----
+
+// nftables in A drops every TCP segment but the control port's.
+Cmd firewall_data_ports(NetnsPair& net) {
+  const std::string table = std::string("inet ") + kNftTable + "_stall";
+  std::string rules = "add table " + table + "; add chain " + table +
+                      " in { type filter hook input priority 0; policy accept; }; add rule " +
+                      table + " in tcp dport != " + kPort + " counter drop";
+  return run(net.in(net.a, {tool("nft"), rules}));
+}
+
+TEST_F(Netns, FirewalledDataPortFailsWithAClearMessage) {
+  if (!have("nft")) GTEST_SKIP() << "nft is not installed (Debian package nftables)";
+  Cmd fw = firewall_data_ports(*net_);
+  ASSERT_TRUE(fw.ok()) << fw.what();
+  std::vector<std::string> argv = {kBin, "-H",         kServer4, "-p", kPort,
+                                   "-t", "TCP_STREAM", "-l",     "2"};
+  Process p(net_->in(net_->b, argv));
+  const auto t0 = std::chrono::steady_clock::now();
+  Outcome o = p.wait(60s);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(o.timed_out) << "flowperf hung on a firewalled data port";
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  EXPECT_NE(o.err.find("data connection"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("firewall"), std::string::npos) << o.err;
+  EXPECT_LT(took, 30.0) << "the data connections' timeout is too long";
+  note("firewalled data port: gave up after " + std::to_string(took) + " s: " + o.err);
+}
+
+// The data path is cut one second into a 3-second test: the client reports
+// what it measured up to the test's end, says the data path stalled, and
+// exits 1 within the stall timeout instead of hanging.
+TEST_F(Netns, DataPathCutMidTestIsReportedAsAStall) {
+  if (!have("nft")) GTEST_SKIP() << "nft is not installed (Debian package nftables)";
+  for (const char* test : {"TCP_STREAM", "TCP_RR"}) {
+    SCOPED_TRACE(test);
+    std::vector<std::string> argv = {kBin, "-H", kServer4, "-p", kPort,
+                                     "-t", test, "-l",     "3",  "--json"};
+    Process p(net_->in(net_->b, argv));
+    std::this_thread::sleep_for(1500ms);
+    Cmd fw = firewall_data_ports(*net_);
+    ASSERT_TRUE(fw.ok()) << fw.what();
+    Outcome o = p.wait(60s);
+    ASSERT_FALSE(o.timed_out) << "flowperf hung on a stalled data path";
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    EXPECT_NE(o.err.find("stalled"), std::string::npos) << o.err;
+    json j = json::parse(o.out, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << o.out << o.err;
+    // What was measured before the cut is there, over the test's own time.
+    const char* work = std::string(test) == "TCP_RR" ? "transactions" : "bytes_sent";
+    EXPECT_GT(u64(j["total"][work]), 0u) << j["total"].dump();
+    EXPECT_NEAR(j["total"]["elapsed_s"].get<double>(), 3.0, 0.5) << j["total"].dump();
+    run(net_->in(net_->a, {tool("nft"), "delete table inet " + std::string(kNftTable) + "_stall"}));
+  }
+}
+
 }  // namespace
 }  // namespace flowperf::testing::netns

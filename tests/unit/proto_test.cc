@@ -151,6 +151,18 @@ TEST(Messages, EmptyMessagesRoundTrip) {
   EXPECT_TRUE(std::holds_alternative<Quit>(decode(encode(Quit{}))));
 }
 
+TEST(Messages, StopCarriesAnAbortAndWhenTheClientsTestEnded) {
+  Stop plain = std::get<Stop>(decode(encode(Stop{})));
+  EXPECT_FALSE(plain.abort);
+  EXPECT_EQ(json::parse(encode(Stop{})).size(), 1u);  // only "type": older servers read it
+  Stop s = std::get<Stop>(decode(encode(Stop{true, 2.5})));
+  EXPECT_TRUE(s.abort);
+  EXPECT_DOUBLE_EQ(s.at_s, 2.5);
+  Stop from_json = std::get<Stop>(decode(R"({"type":"stop","abort":true})"));
+  EXPECT_TRUE(from_json.abort);
+  EXPECT_EQ(from_json.at_s, 0.0);
+}
+
 TEST(Messages, ErrorRoundTrip) {
   ErrorMsg e{"invalid_spec", "-m 70000: message too long\nsecond line"};
   ErrorMsg back = RoundTrip(e);
