@@ -28,6 +28,7 @@ class Counter {
   void add(uint64_t n) noexcept {
     v_.store(v_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   }
+  void set(uint64_t n) noexcept { v_.store(n, std::memory_order_relaxed); }
   uint64_t get() const noexcept { return v_.load(std::memory_order_relaxed); }
 
  private:
@@ -45,6 +46,9 @@ struct FlowCounters {
   Counter duplicates;    // UDP: datagrams received twice
   Counter send_errors;   // transient send failures (ENOBUFS, refused) that were retried
   Counter connects;      // TCP_CRR: connections opened
+  // UDP receivers, published for interval samples: the highest sequence
+  // number seen + 1, and the running jitter (ns).
+  Counter seq_expected, jitter_ns;
 };
 
 // Test phases, shared by all workers of one side.

@@ -36,15 +36,39 @@ struct FlowResult {
   std::optional<net::TcpInfo> tcp;            // TCP flows: the kernel's view at the end
 };
 
+// One flow over one reporting interval (-i): what its counters moved by,
+// and its TCP state at the interval's end.
+struct IntervalFlow {
+  uint64_t bytes_sent = 0, bytes_recv = 0, transactions = 0;
+  uint64_t datagrams_sent = 0, datagrams_recv = 0;
+  // UDP receivers: datagrams missing from the sequence over the interval
+  // (negative when late arrivals filled earlier gaps), out of order, and the
+  // RFC 3550 jitter at the interval's end.
+  int64_t lost = 0;
+  uint64_t out_of_order = 0;
+  double jitter_ns = 0;
+  uint64_t timeouts = 0;                           // UDP_RR requests given up on
+  uint64_t retrans = 0;                            // TCP segments retransmitted in the interval
+  std::optional<net::TcpInfo> tcp = std::nullopt;  // at the interval's end
+};
+
+struct IntervalSample {
+  double start_s = 0, end_s = 0;  // since the side's start
+  std::vector<IntervalFlow> flows;
+  std::optional<measure::CpuUsage> cpu = std::nullopt;
+  std::optional<measure::NicUsage> nic = std::nullopt;
+};
+
 struct SideResult {
   double elapsed_s = 0;  // start to the last flow's end
   unsigned threads = 0;
   int sndbuf = 0, rcvbuf = 0;          // socket buffers in effect on this side's data sockets
   int sndbuf_end = 0, rcvbuf_end = 0;  // the same at the end (autotuning grows them)
   std::vector<FlowResult> flows;
-  measure::Histogram latency;            // all flows merged
-  std::optional<measure::CpuUsage> cpu;  // over the measured interval, when measured
-  std::optional<measure::NicUsage> nic;  // the data path's interface, same interval
+  measure::Histogram latency;             // all flows merged
+  std::optional<measure::CpuUsage> cpu;   // over the measured interval, when measured
+  std::optional<measure::NicUsage> nic;   // the data path's interface, same interval
+  std::vector<IntervalSample> intervals;  // with -i: this side's own samples
 
   // Sums over flows.
   FlowResult total() const;

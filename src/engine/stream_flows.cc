@@ -182,6 +182,8 @@ Wait UdpRecvFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         tracker_.on_datagram(seq, sent, sent ? ns_since_epoch(t) : 0);
         if (tracker_.out_of_order() != ooo) counters.out_of_order.add(1);
         if (tracker_.duplicates() != dup) counters.duplicates.add(1);
+        counters.seq_expected.set(tracker_.highest() + 1);
+        counters.jitter_ns.set(static_cast<uint64_t>(tracker_.jitter_ns()));
       }
       continue;
     }

@@ -45,6 +45,8 @@ T field_or(const json& j, const char* key, T fallback) {
   return j.contains(key) ? field<T>(j, key) : fallback;
 }
 
+}  // namespace
+
 json tcp_info_to_json(const net::TcpInfo& t) {
   return {{"total_retrans", t.total_retrans},
           {"rtt_us", t.rtt_us},
@@ -73,6 +75,8 @@ net::TcpInfo tcp_info_from_json(const json& j) {
   t.congestion_control = field<std::string>(j, "congestion_control");
   return t;
 }
+
+namespace {
 
 json flow_to_json(const engine::FlowResult& f) {
   json j = {{"index", f.index},
@@ -226,9 +230,60 @@ measure::NicUsage nic_from_json(const json& j) {
   return n;
 }
 
+json interval_to_json(const engine::IntervalSample& iv) {
+  json flows = json::array();
+  for (const auto& f : iv.flows)
+    flows.push_back({{"bytes_sent", f.bytes_sent},
+                     {"bytes_recv", f.bytes_recv},
+                     {"transactions", f.transactions},
+                     {"datagrams_sent", f.datagrams_sent},
+                     {"datagrams_recv", f.datagrams_recv},
+                     {"lost", f.lost},
+                     {"out_of_order", f.out_of_order},
+                     {"jitter_ns", f.jitter_ns},
+                     {"timeouts", f.timeouts},
+                     {"retrans", f.retrans},
+                     {"tcp", f.tcp ? tcp_info_to_json(*f.tcp) : json(nullptr)}});
+  return {{"start_s", iv.start_s},
+          {"end_s", iv.end_s},
+          {"flows", flows},
+          {"cpu", iv.cpu ? cpu_to_json(*iv.cpu) : json(nullptr)},
+          {"nic", iv.nic ? nic_to_json(*iv.nic) : json(nullptr)}};
+}
+
+engine::IntervalSample interval_from_json(const json& j) {
+  if (!j.is_object()) throw ProtocolError("an interval is not an object");
+  engine::IntervalSample iv;
+  iv.start_s = field<double>(j, "start_s");
+  iv.end_s = field<double>(j, "end_s");
+  auto flows = field<json>(j, "flows");
+  if (!flows.is_array()) throw ProtocolError("an interval's flows is not an array");
+  for (const auto& fj : flows) {
+    if (!fj.is_object()) throw ProtocolError("an interval flow is not an object");
+    engine::IntervalFlow f;
+    f.bytes_sent = field<uint64_t>(fj, "bytes_sent");
+    f.bytes_recv = field<uint64_t>(fj, "bytes_recv");
+    f.transactions = field<uint64_t>(fj, "transactions");
+    f.datagrams_sent = field_or<uint64_t>(fj, "datagrams_sent", 0);
+    f.datagrams_recv = field_or<uint64_t>(fj, "datagrams_recv", 0);
+    f.lost = field_or<int64_t>(fj, "lost", 0);
+    f.out_of_order = field_or<uint64_t>(fj, "out_of_order", 0);
+    f.jitter_ns = field_or<double>(fj, "jitter_ns", 0.0);
+    f.timeouts = field_or<uint64_t>(fj, "timeouts", 0);
+    f.retrans = field_or<uint64_t>(fj, "retrans", 0);
+    if (auto it = fj.find("tcp"); it != fj.end() && !it->is_null()) f.tcp = tcp_info_from_json(*it);
+    iv.flows.push_back(std::move(f));
+  }
+  if (auto it = j.find("cpu"); it != j.end() && !it->is_null()) iv.cpu = cpu_from_json(*it);
+  if (auto it = j.find("nic"); it != j.end() && !it->is_null()) iv.nic = nic_from_json(*it);
+  return iv;
+}
+
 json side_to_json(const engine::SideResult& s) {
   json flows = json::array();
   for (const auto& f : s.flows) flows.push_back(flow_to_json(f));
+  json intervals = json::array();
+  for (const auto& iv : s.intervals) intervals.push_back(interval_to_json(iv));
   return {{"elapsed_s", s.elapsed_s},
           {"threads", s.threads},
           {"sndbuf", s.sndbuf},
@@ -238,7 +293,8 @@ json side_to_json(const engine::SideResult& s) {
           {"flows", flows},
           {"latency", histogram_to_json(s.latency)},
           {"cpu", s.cpu ? cpu_to_json(*s.cpu) : json(nullptr)},
-          {"nic", s.nic ? nic_to_json(*s.nic) : json(nullptr)}};
+          {"nic", s.nic ? nic_to_json(*s.nic) : json(nullptr)},
+          {"intervals", intervals}};
 }
 
 engine::SideResult side_from_json(const json& j) {
@@ -259,6 +315,10 @@ engine::SideResult side_from_json(const json& j) {
   s.latency = histogram_from_json(field<json>(j, "latency"));
   if (auto it = j.find("cpu"); it != j.end() && !it->is_null()) s.cpu = cpu_from_json(*it);
   if (auto it = j.find("nic"); it != j.end() && !it->is_null()) s.nic = nic_from_json(*it);
+  if (auto it = j.find("intervals"); it != j.end()) {
+    if (!it->is_array()) throw ProtocolError("results intervals is not an array");
+    for (const auto& iv : *it) s.intervals.push_back(interval_from_json(iv));
+  }
   return s;
 }
 

@@ -92,7 +92,10 @@ const char* message_name(const Message& m);
 nlohmann::json histogram_to_json(const measure::Histogram& h);
 measure::Histogram histogram_from_json(const nlohmann::json& j);
 nlohmann::json side_to_json(const engine::SideResult& s);
+nlohmann::json interval_to_json(const engine::IntervalSample& iv);
 nlohmann::json cpu_to_json(const measure::CpuUsage& c);
+nlohmann::json nic_to_json(const measure::NicUsage& n);
+nlohmann::json tcp_info_to_json(const net::TcpInfo& t);
 measure::CpuUsage cpu_from_json(const nlohmann::json& j);
 engine::SideResult side_from_json(const nlohmann::json& j);
 

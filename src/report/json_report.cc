@@ -77,10 +77,20 @@ json result_json(const session::TestResult& r) {
       sent += f.bytes_sent;
       recv += f.bytes_recv;
       txn += f.transactions;
-      flows.push_back({{"index", i},
-                       {"bytes_sent", f.bytes_sent},
-                       {"bytes_received", f.bytes_recv},
-                       {"transactions", f.transactions}});
+      json fj = {{"index", i},
+                 {"bytes_sent", f.bytes_sent},
+                 {"bytes_received", f.bytes_recv},
+                 {"transactions", f.transactions}};
+      if (f.datagrams_sent || f.datagrams_recv) {
+        fj["datagrams_sent"] = f.datagrams_sent;
+        fj["datagrams_received"] = f.datagrams_recv;
+      }
+      if (f.timeouts) fj["timeouts"] = f.timeouts;
+      if (f.tcp) {
+        fj["retransmits"] = f.retrans;
+        fj["tcp"] = proto::tcp_info_to_json(*f.tcp);
+      }
+      flows.push_back(std::move(fj));
     }
     const uint64_t moved = r.spec.test == spec::TestKind::kTcpMaerts ? recv : sent;
     intervals.push_back(
@@ -92,7 +102,9 @@ json result_json(const session::TestResult& r) {
            {"bytes_received", recv},
            {"transactions", txn},
            {"bits_per_second", num(dt > 0 ? 8.0 * static_cast<double>(moved) / dt : 0)},
-           {"transactions_per_second", num(dt > 0 ? static_cast<double>(txn) / dt : 0)}}}});
+           {"transactions_per_second", num(dt > 0 ? static_cast<double>(txn) / dt : 0)}}},
+         {"cpu", iv.cpu ? proto::cpu_to_json(*iv.cpu) : json(nullptr)},
+         {"nic", iv.nic ? proto::nic_to_json(*iv.nic) : json(nullptr)}});
   }
   json errors = json::array();
   if (!r.error.empty()) errors.push_back(r.error);

@@ -58,12 +58,28 @@ std::string text_interval(const spec::TestSpec& s, const session::IntervalSample
     txn += f.transactions;
   }
   double dt = iv.end_s - iv.start_s;
-  if (stream)
-    return fmt::format("  [{:7.2f}-{:7.2f} s]  {:>12}  {:>16}\n", iv.start_s, iv.end_s,
-                       bytes_text(static_cast<double>(bytes)),
-                       rate_text(dt > 0 ? 8.0 * static_cast<double>(bytes) / dt : 0, o.unit));
-  return fmt::format("  [{:7.2f}-{:7.2f} s]  {:>10} transactions  {:>12.1f} trans/s\n", iv.start_s,
-                     iv.end_s, txn, dt > 0 ? static_cast<double>(txn) / dt : 0);
+  std::string line =
+      stream ? fmt::format("  [{:7.2f}-{:7.2f} s]  {:>12}  {:>16}", iv.start_s, iv.end_s,
+                           bytes_text(static_cast<double>(bytes)),
+                           rate_text(dt > 0 ? 8.0 * static_cast<double>(bytes) / dt : 0, o.unit))
+             : fmt::format("  [{:7.2f}-{:7.2f} s]  {:>10} transactions  {:>12.1f} trans/s",
+                           iv.start_s, iv.end_s, txn, dt > 0 ? static_cast<double>(txn) / dt : 0);
+  // TCP: retransmissions in the interval, and the first stream's window and
+  // round trip at its end (as iperf3's Retr and Cwnd columns).
+  uint64_t retrans = 0;
+  const net::TcpInfo* first = nullptr;
+  for (const auto& f : iv.flows) {
+    retrans += f.retrans;
+    if (!first && f.tcp) first = &*f.tcp;
+  }
+  if (first)
+    line += fmt::format("  retr {}  cwnd {}  rtt {} us", retrans, first->snd_cwnd, first->rtt_us);
+  if (o.cpu && iv.cpu) line += fmt::format("  cpu {:.1f}%", iv.cpu->util);
+  if (o.nic && iv.nic)
+    line += fmt::format("  {} rx {:.0f} tx {:.0f} pkt/s", iv.nic->name,
+                        iv.nic->per_s(iv.nic->delta.rx_packets),
+                        iv.nic->per_s(iv.nic->delta.tx_packets));
+  return line + "\n";
 }
 
 std::string text_result(const session::TestResult& r, const TextOptions& o) {
@@ -104,6 +120,24 @@ std::string text_result(const session::TestResult& r, const TextOptions& o) {
         "duplicates {}, send errors {}\n",
         sum.total.datagrams_sent, s.effective_send_size(), sum.total.datagrams_received,
         sum.total.out_of_order, sum.total.duplicates, sum.total.send_errors);
+    // The receiver's own intervals (-i): what arrived, what went missing.
+    for (const auto& iv : r.remote_side.intervals) {
+      uint64_t recv = 0, ooo = 0;
+      int64_t lost = 0;
+      double jitter = 0;
+      for (const auto& f : iv.flows) {
+        recv += f.datagrams_recv;
+        lost += f.lost;
+        ooo += f.out_of_order;
+        jitter = std::max(jitter, f.jitter_ns);
+      }
+      const double expected = static_cast<double>(recv) + static_cast<double>(lost);
+      out += fmt::format(
+          "  receiver [{:7.2f}-{:7.2f} s]  {:>10} dgram  lost {:>8} ({:6.3f}%)  out of order {}  "
+          "jitter {:.4f} ms\n",
+          iv.start_s, iv.end_s, recv, lost, expected > 0 ? 100.0 * lost / expected : 0.0, ooo,
+          jitter / 1e6);
+    }
   } else {
     out +=
         fmt::format("\n{:>6}  {:>8}  {:>12}  {:>12}   {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}\n",

@@ -15,6 +15,7 @@
 #include "net/sys.h"
 #include "proto/framing.h"
 #include "session/data_plane.h"
+#include "session/interval_sampler.h"
 #include "session/side_meter.h"
 
 namespace flowperf::session {
@@ -143,22 +144,6 @@ net::Fd connect_control(const ClientOptions& o, net::Address* used) {
 
 }  // namespace
 
-IntervalSample sample_interval(const engine::Side& side, std::vector<IntervalFlow>& last, double t0,
-                               double t1) {
-  IntervalSample s;
-  s.start_s = t0;
-  s.end_s = t1;
-  const auto& flows = side.flows();
-  for (size_t i = 0; i < flows.size(); ++i) {
-    const auto& c = flows[i]->counters;
-    IntervalFlow now{c.bytes_sent.get(), c.bytes_recv.get(), c.transactions.get()};
-    s.flows.push_back({now.bytes_sent - last[i].bytes_sent, now.bytes_recv - last[i].bytes_recv,
-                       now.transactions - last[i].transactions});
-    last[i] = now;
-  }
-  return s;
-}
-
 TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   TestResult result;
   result.spec = spec;
@@ -208,11 +193,7 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   const auto end = by_count ? Clock::time_point::max()
                             : t0 + std::chrono::duration_cast<Clock::duration>(
                                        std::chrono::duration<double>(spec.duration_s));
-  std::vector<IntervalFlow> last(side.flows().size());
-  auto interval =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.interval_s));
-  Clock::time_point next_sample = spec.interval_s > 0 ? t0 + interval : Clock::time_point::max();
-  double last_t = 0;
+  IntervalSampler sampler(side, spec.interval_s, t0, &local);
   for (;;) {
     Clock::time_point now = Clock::now();
     if (o.interrupt && o.interrupt->load()) {
@@ -220,16 +201,13 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
       break;
     }
     if (now >= end || side.all_finished()) break;
-    if (now >= next_sample) {
-      double t = std::chrono::duration<double>(now - t0).count();
-      auto s = sample_interval(side, last, last_t, t);
-      last_t = t;
+    if (sampler.due(now)) {
+      auto s = sampler.sample(now);
       if (o.on_interval) o.on_interval(s);
       result.intervals.push_back(std::move(s));
-      next_sample += interval;
     }
     // Wake for the next event, and at least every 10 ms to notice Ctrl-C.
-    auto wake = std::min({end, next_sample, now + 10ms});
+    auto wake = std::min({end, sampler.next(), now + 10ms});
     std::this_thread::sleep_until(wake);
   }
 
@@ -255,14 +233,11 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
           proto::Stop{!stalled.empty(), std::chrono::duration<double>(drain_from - t0).count()});
     if (!stalled.empty() && !result.interrupted) result.error = stalled;
     side.join();
-    if (spec.interval_s > 0 && !result.interrupted) {
-      double t = std::chrono::duration<double>(Clock::now() - t0).count();
-      if (t - last_t > spec.interval_s * 0.1) {
-        auto s = sample_interval(side, last, last_t, t);
-        if (o.on_interval) o.on_interval(s);
-        result.intervals.push_back(std::move(s));
+    if (!result.interrupted)
+      if (auto s = sampler.finish(stalled.empty() ? Clock::now() : drain_from)) {
+        if (o.on_interval) o.on_interval(*s);
+        result.intervals.push_back(std::move(*s));
       }
-    }
     result.remote_side = control.expect<proto::Results>(30).side;
     result.have_remote = true;
   } catch (const Error& e) {

@@ -16,13 +16,8 @@
 namespace flowperf::session {
 
 // Counters of one stream over one interval.
-struct IntervalFlow {
-  uint64_t bytes_sent = 0, bytes_recv = 0, transactions = 0;
-};
-struct IntervalSample {
-  double start_s = 0, end_s = 0;
-  std::vector<IntervalFlow> flows;
-};
+using IntervalFlow = engine::IntervalFlow;
+using IntervalSample = engine::IntervalSample;
 
 struct Endpoint {
   std::string host;

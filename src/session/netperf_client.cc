@@ -31,6 +31,7 @@
 #include "engine/worker.h"
 #include "net/sys.h"
 #include "proto/netperf_wire.h"
+#include "session/interval_sampler.h"
 #include "session/side_meter.h"
 
 namespace flowperf::session {
@@ -399,11 +400,7 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
   const auto give_up = server_ends && !by_count
                            ? t0 + duration + std::chrono::seconds(np::kPadTimeS + 5)
                            : Clock::time_point::max();
-  std::vector<IntervalFlow> last(side.flows().size());
-  const auto interval =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.interval_s));
-  Clock::time_point next_sample = spec.interval_s > 0 ? t0 + interval : Clock::time_point::max();
-  double last_t = 0;
+  IntervalSampler sampler(side, spec.interval_s, t0, nullptr);
   for (;;) {
     const Clock::time_point now = Clock::now();
     if (interrupted(o)) {
@@ -411,15 +408,12 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
       break;
     }
     if (now >= end || now >= give_up || side.all_finished()) break;
-    if (now >= next_sample) {
-      double t = std::chrono::duration<double>(now - t0).count();
-      auto s = sample_interval(side, last, last_t, t);
-      last_t = t;
+    if (sampler.due(now)) {
+      auto s = sampler.sample(now);
       if (o.on_interval) o.on_interval(s);
       result.intervals.push_back(std::move(s));
-      next_sample += interval;
     }
-    std::this_thread::sleep_until(std::min({end, give_up, next_sample, now + 10ms}));
+    std::this_thread::sleep_until(std::min({end, give_up, sampler.next(), now + 10ms}));
   }
 
   // 6. End the test as netperf does: our flows half-close and read to EOF
@@ -442,14 +436,11 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
     for (int i = 0; i < 3; ++i) ::send(end_marker.get(), nullptr, 0, 0);
   };
   send_end_marks();
-  if (spec.interval_s > 0 && !result.interrupted) {
-    double t = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (t - last_t > spec.interval_s * 0.1) {
-      auto s = sample_interval(side, last, last_t, t);
-      if (o.on_interval) o.on_interval(s);
-      result.intervals.push_back(std::move(s));
+  if (!result.interrupted)
+    if (auto s = sampler.finish(Clock::now())) {
+      if (o.on_interval) o.on_interval(*s);
+      result.intervals.push_back(std::move(*s));
     }
-  }
   result.local_side = engine::collect(side);
   result.local_side.sndbuf = buffers.sndbuf;
   result.local_side.rcvbuf = buffers.rcvbuf;

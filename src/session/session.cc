@@ -19,6 +19,7 @@
 #include "net/sys.h"
 #include "proto/framing.h"
 #include "session/data_plane.h"
+#include "session/interval_sampler.h"
 #include "session/server.h"
 #include "session/side_meter.h"
 #include "session/test_slot.h"
@@ -151,6 +152,8 @@ class Session {
     side.go();
     SideMeter meter;
     meter.start(local_);
+    IntervalSampler sampler(side, spec_.interval_s, side.start_time(), &local_);
+    std::vector<engine::IntervalSample> intervals;
     send(proto::Started{});
 
     // Run until the client says stop, the client vanishes, the server's own
@@ -168,7 +171,9 @@ class Session {
         outcome = "the server's test length limit passed";
         break;
       }
-      if (!net::sys::wait_readable(fd, std::min(limit, Clock::now() + 200ms))) continue;
+      if (sampler.due(Clock::now())) intervals.push_back(sampler.sample(Clock::now()));
+      if (!net::sys::wait_readable(fd, std::min({limit, Clock::now() + 200ms, sampler.next()})))
+        continue;
       if (!receive(&m, after(cfg_.control_timeout_s))) {
         outcome = "the client went away";
         break;
@@ -197,8 +202,10 @@ class Session {
     }
     engine::SideResult measured;
     meter.finish(measured);
+    if (auto last = sampler.finish(std::min(Clock::now(), cap))) intervals.push_back(*last);
     side.join();
     engine::SideResult r = engine::collect(side, cap);
+    r.intervals = std::move(intervals);
     r.cpu = measured.cpu;
     r.nic = measured.nic;
     r.sndbuf = plane.sndbuf;

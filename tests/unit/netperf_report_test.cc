@@ -472,7 +472,7 @@ TEST(NetperfInterim, EveryStyle) {
   session::IntervalSample iv;
   iv.start_s = 1;
   iv.end_s = 1.5;
-  iv.flows = {{62'500'000, 0, 0}};  // 1000 Mbit/s for half a second
+  iv.flows = {{.bytes_sent = 62'500'000}};  // 1000 Mbit/s for half a second
   const auto at =
       std::chrono::system_clock::time_point(std::chrono::milliseconds(1'796'234'339'005));
   NetperfReportOptions o = options("T");
@@ -496,12 +496,12 @@ TEST(NetperfInterim, TransactionsAndReceivedBytes) {
   s.test = TestKind::kTcpRr;
   session::IntervalSample iv;
   iv.end_s = 2;
-  iv.flows = {{100, 100, 20'000}};
+  iv.flows = {{.bytes_sent = 100, .bytes_recv = 100, .transactions = 20'000}};
   const auto at = std::chrono::system_clock::time_point(std::chrono::seconds(100));
   EXPECT_EQ(netperf_interim(s, iv, options("T"), 0, at),
             "Interim result: 10000.00 Trans/s over 2.000 seconds ending at 100.000\n");
   s.test = TestKind::kTcpMaerts;
-  iv.flows = {{0, 250'000'000, 0}};
+  iv.flows = {{.bytes_recv = 250'000'000}};
   EXPECT_EQ(netperf_interim(s, iv, options("T"), 0, at),
             "Interim result: 1000.00 10^6bits/s over 2.000 seconds ending at 100.000\n");
 }

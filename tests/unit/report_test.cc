@@ -190,8 +190,8 @@ TEST(JsonReport, KeysAndValuesFollowTheSummary) {
   auto s = flow(0);
   s.transactions = 10;
   r.remote_side.flows = {s};
-  r.intervals.push_back({0, 1, {{0, 0, 4}}});
-  r.intervals.push_back({1, 2, {{0, 0, 6}}});
+  r.intervals.push_back({.start_s = 0, .end_s = 1, .flows = {{.transactions = 4}}});
+  r.intervals.push_back({.start_s = 1, .end_s = 2, .flows = {{.transactions = 6}}});
   auto j = result_json(r);
   EXPECT_EQ(j["schema_version"], kJsonSchemaVersion);
   EXPECT_EQ(j["test"], "TCP_RR");

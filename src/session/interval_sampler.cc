@@ -1,0 +1,96 @@
+#include "session/interval_sampler.h"
+
+#include "net/tcp_info.h"
+
+namespace flowperf::session {
+
+namespace {
+double seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+}  // namespace
+
+IntervalSampler::IntervalSampler(const engine::Side& side, double interval_s, Clock::time_point t0,
+                                 const net::Address* local)
+    : side_(side),
+      interval_s_(interval_s),
+      t0_(t0),
+      next_(Clock::time_point::max()),
+      last_(side.flows().size()) {
+  if (interval_s_ <= 0) return;
+  next_ =
+      t0_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_s_));
+  cpu_ = measure::take_cpu_snapshot();
+  if (local) nic_ = measure::interface_for(*local);
+  if (nic_) {
+    if (auto c = measure::read_nic_counters(*nic_))
+      nic_last_ = *c;
+    else
+      nic_.reset();
+  }
+}
+
+engine::IntervalSample IntervalSampler::take(Clock::time_point now) {
+  engine::IntervalSample s;
+  s.start_s = last_s_;
+  s.end_s = seconds(now - t0_);
+  const double dt = s.end_s - s.start_s;
+  const auto& flows = side_.flows();
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const auto& c = flows[i]->counters;
+    Mark m{c.bytes_sent.get(),     c.bytes_recv.get(),     c.transactions.get(),
+           c.datagrams_sent.get(), c.datagrams_recv.get(), c.seq_expected.get(),
+           c.duplicates.get(),     c.out_of_order.get(),   c.timeouts.get()};
+    const Mark& l = last_[i];
+    engine::IntervalFlow f;
+    f.bytes_sent = m.bytes_sent - l.bytes_sent;
+    f.bytes_recv = m.bytes_recv - l.bytes_recv;
+    f.transactions = m.transactions - l.transactions;
+    f.datagrams_sent = m.datagrams_sent - l.datagrams_sent;
+    f.datagrams_recv = m.datagrams_recv - l.datagrams_recv;
+    if (m.seq_expected > 0) {
+      // Expected over the interval less the distinct datagrams that came.
+      const auto unique_now = static_cast<int64_t>(m.datagrams_recv - m.duplicates);
+      const auto unique_before = static_cast<int64_t>(l.datagrams_recv - l.duplicates);
+      f.lost = (static_cast<int64_t>(m.seq_expected) - static_cast<int64_t>(l.seq_expected)) -
+               (unique_now - unique_before);
+      f.jitter_ns = static_cast<double>(c.jitter_ns.get());
+    }
+    f.out_of_order = m.out_of_order - l.out_of_order;
+    f.timeouts = m.timeouts - l.timeouts;
+    f.tcp = net::read_tcp_info(flows[i]->initial_fd());
+    if (f.tcp) {
+      m.retrans = f.tcp->total_retrans;
+      f.retrans = m.retrans >= l.retrans ? m.retrans - l.retrans : 0;
+    }
+    s.flows.push_back(std::move(f));
+    last_[i] = m;
+  }
+  measure::CpuSnapshot cpu = measure::take_cpu_snapshot();
+  s.cpu = measure::cpu_between(cpu_, cpu, dt);
+  cpu_ = cpu;
+  if (nic_)
+    if (auto c = measure::read_nic_counters(*nic_)) {
+      s.nic = measure::nic_between(*nic_, nic_last_, *c, dt);
+      nic_last_ = *c;
+    }
+  last_s_ = s.end_s;
+  return s;
+}
+
+engine::IntervalSample IntervalSampler::sample(Clock::time_point now) {
+  engine::IntervalSample s = take(now);
+  const auto step =
+      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_s_));
+  while (next_ <= now) next_ += step;
+  return s;
+}
+
+std::optional<engine::IntervalSample> IntervalSampler::finish(Clock::time_point now) {
+  if (interval_s_ <= 0) return std::nullopt;
+  if (seconds(now - t0_) <= last_s_) return std::nullopt;
+  next_ = Clock::time_point::max();
+  return take(now);
+}
+
+}  // namespace flowperf::session
