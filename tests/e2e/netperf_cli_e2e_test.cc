@@ -553,9 +553,11 @@ TEST_F(NetperfCli, UsageErrorsNameTheOption) {
   EXPECT_EQ(lines_of(o.err).size(), 1u);
   EXPECT_EQ(o.err.rfind("netperf: -l soon: ", 0), 0u) << o.err;
   o = netperf({"-t", "TCP_NOPE"});
-  EXPECT_NE(o.exit_code, 0);
-  EXPECT_NE(o.err.find("The test you requested (TCP_NOPE) is unknown to this netperf."),
-            std::string::npos);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(lines_of(o.err).size(), 1u) << o.err;
+  EXPECT_EQ(
+      o.err.rfind("netperf: -t TCP_NOPE: the test you requested is unknown to this netperf", 0), 0u)
+      << o.err;
 }
 
 TEST(NetperfCliHelp, HelpVersionAndSelectors) {
