@@ -512,6 +512,10 @@ Loop parse_loop(std::string_view typed, std::string_view arg) {
     throw bad(typed, arg, "a *N loop must start above 0 to get anywhere");
   if (f[2].empty()) throw bad(typed, arg, "give the last value: Var:Init:Last:Incr");
   l.last = number(f[2], "last value");
+  // An empty loop would run no test at all (and, nested in others, walk
+  // them to the end without ever reaching the cap on the number of tests).
+  if (l.last < l.init)
+    throw bad(typed, arg, "the last value is below the initial one, so the loop runs no test");
   return l;
 }
 
