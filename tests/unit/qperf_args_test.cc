@@ -445,6 +445,24 @@ TEST(QperfBadInput, EachMessageNamesTheOption) {
   EXPECT_TRUE(Contains(ErrorOf({"h", "-ca", "first", "tcp_bw"}), "-ca first:"));
   EXPECT_TRUE(Contains(ErrorOf({"h", "-ws", "soon", "tcp_bw"}), "-ws soon: bad time"));
   EXPECT_TRUE(Contains(ErrorOf({"h", "-sb", "5G", "tcp_bw"}), "-sb 5G: at most"));
+  EXPECT_TRUE(Contains(ErrorOf({"h", "-to", "0", "tcp_bw"}), "-to 0: the timeout must be more"));
+  EXPECT_TRUE(Contains(ErrorOf({"h", "--rem_timeout", "0s", "tcp_bw"}), "--rem_timeout 0s:"));
+  EXPECT_TRUE(Contains(ErrorOf({"-lto", "0"}), "-lto 0: the timeout"));
+  EXPECT_DOUBLE_EQ(Parse({"h", "-to", "0.5", "tcp_bw"}).runs[0].params[Param::kTimeout].loc.num,
+                   0.5);
+}
+
+TEST(QperfBadInput, UnknownHelpTopicNamesTheOptionAndTheTopics) {
+  std::string e = ErrorOf({"-h", "nosuchtopic"});
+  EXPECT_EQ(e.rfind("-h nosuchtopic: cannot find help category nosuchtopic; ", 0), 0u) << e;
+  for (const char* topic : {"main", "categories", "examples", "opts", "options", "tests"})
+    EXPECT_TRUE(Contains(e, topic)) << topic;
+  EXPECT_EQ(ErrorOf({"host", "--help", "x"}).rfind("--help x: ", 0), 0u);
+  for (const char* topic : {"main", "categories", "examples", "opts", "options", "tests", "tcp_lat",
+                            "rc_rdma_read_bw"}) {
+    EXPECT_TRUE(is_help_topic(topic)) << topic;
+    EXPECT_EQ(Parse({"-h", topic}).mode, Args::Mode::kHelp) << topic;
+  }
 }
 
 TEST(QperfBadInput, LimitsOfTheTests) {
