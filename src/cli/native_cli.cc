@@ -41,7 +41,8 @@ struct ClientArgs {
   // Which options the command line gave (a default is not a choice).
   struct Given {
     bool host = false, length = false, count = false, send_size = false, recv_size = false,
-         rr = false, udp_rr_min_timeout = false;
+         local_buf = false, remote_buf = false, rr = false, rate = false, cc = false,
+         udp_rr_min_timeout = false;
   } given;
 };
 
@@ -117,6 +118,8 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.nodelay = a.nodelay;
   s.udp_rr_min_timeout_us = a.udp_rr_min_timeout_us;
   s.congestion_control = a.cc;
+  if (a.given.cc && a.cc.empty())
+    throw usage_error("-K '': no congestion control named; give one (e.g. cubic, bbr) or omit -K");
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
   s.ip_family = a.v4 ? spec::IpFamily::kV4 : a.v6 ? spec::IpFamily::kV6 : spec::IpFamily::kAny;
   if (a.given.count) {
@@ -128,12 +131,12 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   }
   if (a.given.send_size) s.send_size = size_arg("-m", a.send_size);
   if (a.given.recv_size) s.recv_size = size_arg("-M", a.recv_size);
-  if (!a.local_buf.empty())
+  if (a.given.local_buf)
     std::tie(s.local_sndbuf, s.local_rcvbuf) = size_pair("-s", a.local_buf, "SIZE or SEND,RECV");
-  if (!a.remote_buf.empty())
+  if (a.given.remote_buf)
     std::tie(s.remote_sndbuf, s.remote_rcvbuf) = size_pair("-S", a.remote_buf, "SIZE or SEND,RECV");
   std::tie(s.request_size, s.response_size) = size_pair("-r", a.rr, "SIZE or REQ,RESP");
-  if (!a.rate.empty()) {
+  if (a.given.rate) {
     std::string why;
     auto v = core::parse_rate_bps(a.rate, &why);
     if (!v) throw usage_error("-b " + a.rate + ": " + why);
@@ -380,11 +383,14 @@ int native_main(int argc, char** argv) {
       "-m,--send-size", c.send_size, "bytes per send (stream tests; default 128K TCP, 1472 UDP)");
   CLI::Option* recv_size =
       app.add_option("-M,--recv-size", c.recv_size, "bytes per receive (stream tests)");
-  app.add_option("-s,--local-buffer", c.local_buf, "local socket buffers: SIZE or SEND,RECV");
-  app.add_option("-S,--remote-buffer", c.remote_buf, "remote socket buffers: SIZE or SEND,RECV");
+  CLI::Option* local_buf =
+      app.add_option("-s,--local-buffer", c.local_buf, "local socket buffers: SIZE or SEND,RECV");
+  CLI::Option* remote_buf = app.add_option("-S,--remote-buffer", c.remote_buf,
+                                           "remote socket buffers: SIZE or SEND,RECV");
   CLI::Option* rr = app.add_option("-r,--request-response", c.rr, "RR sizes: REQ,RESP or SIZE")
                         ->capture_default_str();
-  app.add_option("-b,--bitrate", c.rate, "UDP_STREAM target rate in bits/s (K, M, G suffixes)");
+  CLI::Option* rate =
+      app.add_option("-b,--bitrate", c.rate, "UDP_STREAM target rate in bits/s (K, M, G suffixes)");
   app.add_option("-P,--parallel", c.streams, "number of streams")->capture_default_str();
   app.add_option("--threads", c.threads, "worker threads per side (default: min(streams, cores))");
   app.add_option("-i,--interval", c.interval, "report every this many seconds while running");
@@ -393,7 +399,8 @@ int native_main(int argc, char** argv) {
   app.add_flag("-D,--nodelay", c.nodelay, "set TCP_NODELAY on data connections");
   app.add_flag("--nic", c.nic,
                "show the data path interface's packet and byte rates on both ends (as sar -n DEV)");
-  app.add_option("-K,--cc", c.cc, "TCP congestion control on both ends (e.g. cubic, bbr)");
+  CLI::Option* cc =
+      app.add_option("-K,--cc", c.cc, "TCP congestion control on both ends (e.g. cubic, bbr)");
   app.add_flag("--json", c.json, "print one JSON document (see docs/json.md)");
   app.add_flag("--cpu", c.cpu,
                "show CPU utilization and service demand of both ends (JSON always has them)");
@@ -431,13 +438,18 @@ int native_main(int argc, char** argv) {
     std::fprintf(stderr, "flowperf: %s\nRun `flowperf --help` for the options.\n", e.what());
     return static_cast<int>(ExitCode::kUsage);
   }
-  c.given = {host->count() > 0,
-             length->count() > 0,
-             count->count() > 0,
-             send_size->count() > 0,
-             recv_size->count() > 0,
-             rr->count() > 0,
-             udp_rr_min_timeout->count() > 0};
+  auto given = [](const CLI::Option* o) { return o->count() > 0; };
+  c.given = {.host = given(host),
+             .length = given(length),
+             .count = given(count),
+             .send_size = given(send_size),
+             .recv_size = given(recv_size),
+             .local_buf = given(local_buf),
+             .remote_buf = given(remote_buf),
+             .rr = given(rr),
+             .rate = given(rate),
+             .cc = given(cc),
+             .udp_rr_min_timeout = given(udp_rr_min_timeout)};
   try {
     if (server->parsed()) return run_server(sa);
     return run_client(c);
