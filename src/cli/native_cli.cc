@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -37,6 +38,12 @@ struct ClientArgs {
   bool nodelay = false, json = false, v4 = false, v6 = false, cpu = false, nic = false;
   uint32_t udp_rr_min_timeout_us = 50;
   std::string cc;
+  // Which options the command line gave (a default is not a choice).
+  struct Given {
+    bool host = false, length = false, count = false, send_size = false, recv_size = false,
+         local_buf = false, remote_buf = false, rr = false, rate = false, cc = false,
+         udp_rr_min_timeout = false;
+  } given;
 };
 
 uint32_t size_arg(const std::string& opt, const std::string& text) {
@@ -48,7 +55,10 @@ uint32_t size_arg(const std::string& opt, const std::string& text) {
 }
 
 // "A,B", "A" (both) — netperf's pair syntax for sizes.
-std::pair<uint32_t, uint32_t> size_pair(const std::string& opt, const std::string& text) {
+std::pair<uint32_t, uint32_t> size_pair(const std::string& opt, const std::string& text,
+                                        const char* form) {
+  if (text.find_first_not_of(',') == std::string::npos)
+    throw usage_error(opt + " " + text + ": no size given; the form is " + form);
   auto comma = text.find(',');
   if (comma == std::string::npos) {
     uint32_t v = size_arg(opt, text);
@@ -59,6 +69,36 @@ std::pair<uint32_t, uint32_t> size_pair(const std::string& opt, const std::strin
   uint32_t second = b.empty() ? first : size_arg(opt, b);
   if (a.empty()) first = second;
   return {first, second};
+}
+
+// Options that mean nothing for the test they are given with are refused,
+// not ignored: the user meant something by them. One line, naming both.
+void check_combinations(const ClientArgs& a, const spec::TestInfo& t) {
+  const bool stream = t.family == spec::Family::kStream;
+  if (a.given.count && a.given.length)
+    throw usage_error(
+        "-n and -l exclude each other: -n stops the test after a count, -l after a time; give "
+        "one of them");
+  if (!stream && a.given.send_size)
+    throw usage_error(fmt::format(
+        "-m {}: a send size applies to stream tests, not -t {}; give request and response "
+        "sizes with -r REQ,RESP",
+        a.send_size, t.name));
+  if (!stream && a.given.recv_size)
+    throw usage_error(fmt::format(
+        "-M {}: a receive size applies to stream tests, not -t {}; give request and response "
+        "sizes with -r REQ,RESP",
+        a.recv_size, t.name));
+  if (stream && a.given.rr)
+    throw usage_error(fmt::format(
+        "-r {}: request and response sizes apply to TCP_RR, TCP_CRR and UDP_RR, not -t {}; "
+        "give the send size with -m",
+        a.rr, t.name));
+  if (a.nodelay && t.protocol == spec::Protocol::kUdp)
+    throw usage_error(fmt::format("-D: TCP_NODELAY applies to TCP tests, not -t {}", t.name));
+  if (a.given.udp_rr_min_timeout && t.kind != spec::TestKind::kUdpRr)
+    throw usage_error(fmt::format("--udp-rr-min-timeout {}: applies to -t UDP_RR only, not -t {}",
+                                  a.udp_rr_min_timeout_us, t.name));
 }
 
 spec::TestSpec build_spec(const ClientArgs& a) {
@@ -78,29 +118,35 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.nodelay = a.nodelay;
   s.udp_rr_min_timeout_us = a.udp_rr_min_timeout_us;
   s.congestion_control = a.cc;
+  if (a.given.cc && a.cc.empty())
+    throw usage_error("-K '': no congestion control named; give one (e.g. cubic, bbr) or omit -K");
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
   s.ip_family = a.v4 ? spec::IpFamily::kV4 : a.v6 ? spec::IpFamily::kV6 : spec::IpFamily::kAny;
-  if (!a.count.empty()) {
+  if (a.given.count) {
     std::string why;
     auto v = core::parse_size(a.count, &why);
     if (!v || *v == 0)
       throw usage_error("-n " + a.count + ": " + (v ? "must be more than 0" : why));
     s.count = *v;
   }
-  if (!a.send_size.empty()) s.send_size = size_arg("-m", a.send_size);
-  if (!a.recv_size.empty()) s.recv_size = size_arg("-M", a.recv_size);
-  if (!a.local_buf.empty()) std::tie(s.local_sndbuf, s.local_rcvbuf) = size_pair("-s", a.local_buf);
-  if (!a.remote_buf.empty())
-    std::tie(s.remote_sndbuf, s.remote_rcvbuf) = size_pair("-S", a.remote_buf);
-  std::tie(s.request_size, s.response_size) = size_pair("-r", a.rr);
-  if (!a.rate.empty()) {
+  if (a.given.send_size) s.send_size = size_arg("-m", a.send_size);
+  if (a.given.recv_size) s.recv_size = size_arg("-M", a.recv_size);
+  if (a.given.local_buf)
+    std::tie(s.local_sndbuf, s.local_rcvbuf) = size_pair("-s", a.local_buf, "SIZE or SEND,RECV");
+  if (a.given.remote_buf)
+    std::tie(s.remote_sndbuf, s.remote_rcvbuf) = size_pair("-S", a.remote_buf, "SIZE or SEND,RECV");
+  std::tie(s.request_size, s.response_size) = size_pair("-r", a.rr, "SIZE or REQ,RESP");
+  if (a.given.rate) {
     std::string why;
     auto v = core::parse_rate_bps(a.rate, &why);
     if (!v) throw usage_error("-b " + a.rate + ": " + why);
     s.rate_bps = *v;
   }
-  if (s.send_size == 0 && !a.send_size.empty())
-    throw usage_error("-m 0: the send size must be at least 1 byte");
+  if (s.send_size == 0 && a.given.send_size)
+    throw usage_error("-m " + a.send_size + ": the send size must be at least 1 byte");
+  if (s.recv_size == 0 && a.given.recv_size)
+    throw usage_error("-M " + a.recv_size + ": the receive size must be at least 1 byte");
+  check_combinations(a, spec::info(s.test));
   auto problems = spec::validate(s);
   if (!problems.empty()) {
     std::string all;
@@ -133,6 +179,8 @@ int exit_code_for(const session::TestResult& r) {
 }
 
 int run_client(const ClientArgs& a) {
+  if (a.given.host && a.host.empty())
+    throw usage_error("-H '': empty host; omit -H to use the embedded server");
   spec::TestSpec s = build_spec(a);
   report::TextOptions text;
   auto unit = core::parse_rate_unit(a.unit);
@@ -289,6 +337,19 @@ int run_server(const ServerArgs& a) {
   return 0;
 }
 
+// CLI::Range lets NaN through (every comparison with NaN is false), and
+// "inf" past a range is no better: a finite number within [lo, hi].
+CLI::Validator finite_range(double lo, double hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& in) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(in, v) || !std::isfinite(v) || v < lo || v > hi)
+          return fmt::format("Value {} not in range {} to {}", in, lo, hi);
+        return {};
+      },
+      fmt::format("FLOAT in [{} - {}]", lo, hi));
+}
+
 }  // namespace
 
 int native_main(int argc, char** argv) {
@@ -306,23 +367,30 @@ int native_main(int argc, char** argv) {
       "and a server (or on loopback with no -H)"};
   app.set_version_flag("-V,--version", std::string("flowperf ") + kVersion);
   ClientArgs c;
-  app.add_option("-H,--host", c.host,
-                 "server to test against (default: an embedded server on 127.0.0.1)");
-  app.add_option("-p,--port", c.port, "server control port")->capture_default_str();
+  CLI::Option* host = app.add_option(
+      "-H,--host", c.host, "server to test against (default: an embedded server on 127.0.0.1)");
+  app.add_option("-p,--port", c.port, "server control port")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 65535));
   app.add_option("-t,--test", c.test,
                  "TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR or UDP_RR (any case)")
       ->capture_default_str();
-  app.add_option("-l,--length", c.duration, "test length in seconds")->capture_default_str();
-  app.add_option("-n,--count", c.count,
-                 "stop after this many bytes (stream) or transactions (RR) in all");
-  app.add_option("-m,--send-size", c.send_size,
-                 "bytes per send (stream tests; default 128K TCP, 1472 UDP)");
-  app.add_option("-M,--recv-size", c.recv_size, "bytes per receive (stream tests)");
-  app.add_option("-s,--local-buffer", c.local_buf, "local socket buffers: SIZE or SEND,RECV");
-  app.add_option("-S,--remote-buffer", c.remote_buf, "remote socket buffers: SIZE or SEND,RECV");
-  app.add_option("-r,--request-response", c.rr, "RR sizes: REQ,RESP or SIZE")
-      ->capture_default_str();
-  app.add_option("-b,--bitrate", c.rate, "UDP_STREAM target rate in bits/s (K, M, G suffixes)");
+  CLI::Option* length =
+      app.add_option("-l,--length", c.duration, "test length in seconds")->capture_default_str();
+  CLI::Option* count = app.add_option(
+      "-n,--count", c.count, "stop after this many bytes (stream) or transactions (RR) in all");
+  CLI::Option* send_size = app.add_option(
+      "-m,--send-size", c.send_size, "bytes per send (stream tests; default 128K TCP, 1472 UDP)");
+  CLI::Option* recv_size =
+      app.add_option("-M,--recv-size", c.recv_size, "bytes per receive (stream tests)");
+  CLI::Option* local_buf =
+      app.add_option("-s,--local-buffer", c.local_buf, "local socket buffers: SIZE or SEND,RECV");
+  CLI::Option* remote_buf = app.add_option("-S,--remote-buffer", c.remote_buf,
+                                           "remote socket buffers: SIZE or SEND,RECV");
+  CLI::Option* rr = app.add_option("-r,--request-response", c.rr, "RR sizes: REQ,RESP or SIZE")
+                        ->capture_default_str();
+  CLI::Option* rate =
+      app.add_option("-b,--bitrate", c.rate, "UDP_STREAM target rate in bits/s (K, M, G suffixes)");
   app.add_option("-P,--parallel", c.streams, "number of streams")->capture_default_str();
   app.add_option("--threads", c.threads, "worker threads per side (default: min(streams, cores))");
   app.add_option("-i,--interval", c.interval, "report every this many seconds while running");
@@ -331,15 +399,17 @@ int native_main(int argc, char** argv) {
   app.add_flag("-D,--nodelay", c.nodelay, "set TCP_NODELAY on data connections");
   app.add_flag("--nic", c.nic,
                "show the data path interface's packet and byte rates on both ends (as sar -n DEV)");
-  app.add_option("-K,--cc", c.cc, "TCP congestion control on both ends (e.g. cubic, bbr)");
+  CLI::Option* cc =
+      app.add_option("-K,--cc", c.cc, "TCP congestion control on both ends (e.g. cubic, bbr)");
   app.add_flag("--json", c.json, "print one JSON document (see docs/json.md)");
   app.add_flag("--cpu", c.cpu,
                "show CPU utilization and service demand of both ends (JSON always has them)");
   app.add_flag("-4", c.v4, "IPv4 only");
   app.add_flag("-6", c.v6, "IPv6 only");
-  app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
-                 "UDP_RR: smallest per-transaction timeout in microseconds")
-      ->capture_default_str();
+  CLI::Option* udp_rr_min_timeout =
+      app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
+                     "UDP_RR: smallest per-transaction timeout in microseconds")
+          ->capture_default_str();
 
   ServerArgs sa;
   CLI::App* server = app.add_subcommand("server", "serve tests from flowperf clients");
@@ -354,7 +424,7 @@ int native_main(int argc, char** argv) {
       ->check(CLI::Range(1u, 100000u));
   server->add_option("--max-duration", sa.max_duration, "longest test allowed, seconds")
       ->capture_default_str()
-      ->check(CLI::Range(1.0, 31536000.0));
+      ->check(finite_range(1, 31536000));
 
   try {
     app.parse(argc, argv);
@@ -368,6 +438,18 @@ int native_main(int argc, char** argv) {
     std::fprintf(stderr, "flowperf: %s\nRun `flowperf --help` for the options.\n", e.what());
     return static_cast<int>(ExitCode::kUsage);
   }
+  auto given = [](const CLI::Option* o) { return o->count() > 0; };
+  c.given = {.host = given(host),
+             .length = given(length),
+             .count = given(count),
+             .send_size = given(send_size),
+             .recv_size = given(recv_size),
+             .local_buf = given(local_buf),
+             .remote_buf = given(remote_buf),
+             .rr = given(rr),
+             .rate = given(rate),
+             .cc = given(cc),
+             .udp_rr_min_timeout = given(udp_rr_min_timeout)};
   try {
     if (server->parsed()) return run_server(sa);
     return run_client(c);

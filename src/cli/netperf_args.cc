@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -106,6 +108,54 @@ uint16_t port_value(char opt, std::string_view text, bool zero_ok) {
   if (!v || *v < (zero_ok ? 0 : 1) || *v > 65535)
     throw bad(opt, text, fmt::format("a port number is {} to 65535", zero_ok ? 0 : 1));
   return static_cast<uint16_t>(*v);
+}
+
+// A pair of byte counts netperf reads but this personality does not apply
+// (alignments, offsets, ring widths): checked all the same, as netperf's
+// convert() would read them into an int.
+void check_size_pair(char opt, std::string_view text, std::string_view what) {
+  auto p = split_pair(text, false);
+  if (!p.first && !p.second) throw bad(opt, text, fmt::format("give {}", what));
+  for (const auto& s : {p.first, p.second})
+    if (s && size_value(opt, *s) > INT_MAX) throw bad(opt, text, "at most 2147483647 bytes");
+}
+
+// -Y: an IP TOS byte as netperf's parse_ipqos() reads it: a number in C
+// notation (0x10 hex, 020 octal, 16 decimal) from 0 to 255, or a DSCP or
+// TOS name (af11 ... af43, cs0 ... cs7, ef, lowdelay, throughput, reliability).
+int tos_value(char opt, std::string_view text) {
+  static const std::pair<const char*, int> kNames[] = {
+      {"af11", 0x28}, {"af12", 0x30},     {"af13", 0x38},       {"af21", 0x48},
+      {"af22", 0x50}, {"af23", 0x58},     {"af31", 0x68},       {"af32", 0x70},
+      {"af33", 0x78}, {"af41", 0x88},     {"af42", 0x90},       {"af43", 0x98},
+      {"cs0", 0x00},  {"cs1", 0x20},      {"cs2", 0x40},        {"cs3", 0x60},
+      {"cs4", 0x80},  {"cs5", 0xa0},      {"cs6", 0xc0},        {"cs7", 0xe0},
+      {"ef", 0xb8},   {"lowdelay", 0x10}, {"throughput", 0x08}, {"reliability", 0x04},
+  };
+  const std::string t = lower(text);
+  for (const auto& [name, value] : kNames)
+    if (t == name) return value;
+  char* end = nullptr;
+  errno = 0;
+  long v = std::strtol(t.c_str(), &end, 0);
+  if (t.empty() || end != t.c_str() + t.size() || errno != 0 || v < 0 || v > 255 ||
+      !std::isxdigit(static_cast<unsigned char>(t[0])))
+    throw bad(opt, text,
+              "not an IP TOS: give a number from 0 to 255 (0x10 for hex) or a name such as "
+              "lowdelay, throughput, reliability, ef, af11 or cs1");
+  return static_cast<int>(v);
+}
+
+// -K: a TCP congestion control name, as the kernel takes it (at most 15
+// characters: TCP_CA_NAME_MAX is 16 with the NUL).
+void congestion_control_value(char opt, std::string_view text) {
+  bool ok = !text.empty() && text.size() <= 15;
+  for (char c : text)
+    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+  if (!ok)
+    throw bad(opt, text,
+              "not a congestion control name (letters, digits, _ and -, at most 15 characters, "
+              "e.g. cubic or bbr)");
 }
 
 // netperf's address-family words: anything with a 6 is IPv6, "inet" or a 4
@@ -260,12 +310,12 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
     case 't': {
       a.test_name = upper(v);
       auto t = parse_netperf_test(a.test_name);
+      // netperf's words ("The test you requested (FOO) is unknown to this
+      // netperf"), on one line that names the option.
       if (!t)
-        throw usage_error(fmt::format(
-            "The test you requested ({}) is unknown to this netperf.\n"
-            "flowperf's netperf runs TCP_STREAM, TCP_MAERTS, TCP_SENDFILE, UDP_STREAM, TCP_RR, "
-            "TCP_CRR, UDP_RR and OMNI.",
-            a.test_name));
+        throw bad('t', v,
+                  "the test you requested is unknown to this netperf (known: TCP_STREAM, "
+                  "TCP_MAERTS, TCP_SENDFILE, UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR, OMNI)");
       a.test = *t;
       break;
     }
@@ -394,10 +444,15 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       note(a, "-F (fill files)");
       break;
     }
-    case 'Y':
-      merge_pair(a.tos, split_pair(v, false));
+    case 'Y': {
+      auto p = split_pair(v, false);
+      if (!p.first && !p.second) throw bad('Y', v, "give local[,remote] IP TOS values");
+      for (const auto& tos : {p.first, p.second})
+        if (tos) tos_value('Y', *tos);
+      merge_pair(a.tos, p);
       note(a, "-Y (IP TOS)");
       break;
+    }
     case 'y': {
       auto p = convert_pair<int>(split_pair(v, false), [&](const std::string& s) {
         return int_value('y', s, -1, 1 << 20, "a socket priority");
@@ -431,13 +486,16 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       break;
     case 'a':
     case 'A':
+      check_size_pair(c, v, "send[,recv] buffer alignments");
       note(a, "-a/-A (buffer alignment)");
       break;
     case 'o':
     case 'O':
+      check_size_pair(c, v, "send[,recv] buffer offsets");
       note(a, "-o/-O (buffer offsets)");
       break;
     case 'W':
+      check_size_pair(c, v, "send[,recv] buffer ring widths");
       note(a, "-W (buffer ring width)");
       break;
     case 'w':
@@ -593,14 +651,24 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
       data_address('L', v, &a.data_local_host, &a.data_family);
       note(a, "-L (data connection source)");
       break;
-    case 'P':
-      merge_pair(a.data_ports, split_pair(v, false));
+    case 'P': {
+      auto p = split_pair(v, false);
+      if (!p.first && !p.second) throw bad('P', v, "give local[,remote] data ports");
+      for (const auto& port : {p.first, p.second})
+        if (port) port_value('P', *port, true);
+      merge_pair(a.data_ports, p);
       note(a, "-P (data ports)");
       break;
-    case 'K':
-      merge_pair(a.cong_control, split_pair(v, false));
+    }
+    case 'K': {
+      auto p = split_pair(v, false);
+      if (!p.first && !p.second) throw bad('K', v, "give local[,remote] congestion control names");
+      for (const auto& name : {p.first, p.second})
+        if (name) congestion_control_value('K', *name);
+      merge_pair(a.cong_control, p);
       note(a, "-K (congestion control)");
       break;
+    }
     case 'u':
       a.uuid = v;
       break;
@@ -910,7 +978,8 @@ Global options:
     -V                Version, then exit
     -W send,recv      Buffer ring widths (accepted, not applied)
     -y local,remote   Socket priority (accepted, not applied)
-    -Y local,remote   IP TOS in hex (accepted, not applied)
+    -Y local,remote   IP TOS: 0 to 255 (0x10 in hex) or a name such as
+                      lowdelay or af11 (accepted, not applied)
     -Z passphrase     Passphrase for netserver (accepted, not sent yet)
     -4                IPv4 for control and data
     -6                IPv6 for control and data

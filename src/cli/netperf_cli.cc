@@ -4,6 +4,7 @@
 // session::run_netperf_test, and prints what netperf prints
 // (report/netperf_report).
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <netdb.h>
 #include <sys/socket.h>
 
@@ -138,12 +139,16 @@ int family_number(AddrFamily f) {
 }
 
 // What netperf prints when a UDP message cannot be sent at all (EMSGSIZE):
-// the banner, then its send error, and a non-zero exit.
-int message_too_long(const report::NetperfReportOptions& o) {
+// the banner, then its send error. flowperf knows it before sending, so it
+// is a usage error (exit 2) whose one line names -m in netperf's words.
+[[noreturn]] void message_too_long(const report::NetperfReportOptions& o, uint32_t size,
+                                   uint32_t max, bool v6) {
   out(report::netperf_banner(o));
   out("send_data: data send error: Message too long (errno 90)\n");
-  err("netperf: send_omni: send_data failed: Message too long\n");
-  return static_cast<int>(ExitCode::kRuntime);
+  throw usage_error(
+      fmt::format("-m {}: send_data failed: Message too long (a UDP datagram carries at most {} "
+                  "bytes over IPv{})",
+                  size, max, v6 ? 6 : 4));
 }
 
 bool looks_like_no_server(const std::string& msg) {
@@ -228,7 +233,7 @@ int run(const NetperfArgs& a) {
   //    netperf; say it the way netperf does instead of starting the test.
   const uint32_t udp_max = data_v6 ? spec::kMaxUdpPayloadV6 : spec::kMaxUdpPayloadV4;
   if (spec.test == spec::TestKind::kUdpStream && spec.effective_send_size() > udp_max)
-    return message_too_long(o);
+    message_too_long(o, spec.effective_send_size(), udp_max, data_v6);
   auto problems = spec::validate(spec);
   if (!problems.empty()) {
     std::string all;

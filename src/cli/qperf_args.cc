@@ -363,6 +363,8 @@ void apply_value(State& st, const Option& o, std::string_view typed, std::string
       double s = 0;
       if (!parse_qperf_time(word, &s, &why)) throw bad(typed, word, why);
       if (s > kMaxSeconds) throw bad(typed, word, "at most 31536000 seconds (a year)");
+      if (o.param == Param::kTimeout && !(s > 0))
+        throw bad(typed, word, "the timeout must be more than 0 seconds (qperf's default is 5)");
       set_param(st, o, typed, s);
       break;
     }
@@ -512,6 +514,10 @@ Loop parse_loop(std::string_view typed, std::string_view arg) {
     throw bad(typed, arg, "a *N loop must start above 0 to get anywhere");
   if (f[2].empty()) throw bad(typed, arg, "give the last value: Var:Init:Last:Incr");
   l.last = number(f[2], "last value");
+  // An empty loop would run no test at all (and, nested in others, walk
+  // them to the end without ever reaching the cap on the number of tests).
+  if (l.last < l.init)
+    throw bad(typed, arg, "the last value is below the initial one, so the loop runs no test");
   return l;
 }
 
@@ -678,6 +684,12 @@ const TestName* find_test(std::string_view name) {
   for (const auto& t : all_tests())
     if (name == t.name) return &t;
   return nullptr;
+}
+
+bool is_help_topic(std::string_view topic) {
+  for (const char* t : {"main", "categories", "examples", "opts", "options", "tests"})
+    if (topic == t) return true;
+  return find_test(topic) != nullptr;
 }
 
 bool parse_qperf_size(std::string_view text, uint64_t* bytes, std::string* why) {
@@ -888,6 +900,12 @@ Args parse_args(const std::vector<std::string>& words) {
       if (o->kind == Kind::kHelp) {
         out.mode = Args::Mode::kHelp;
         out.help_topic = i + 1 < words.size() ? words[i + 1] : "main";
+        if (!is_help_topic(out.help_topic))
+          throw bad(word, out.help_topic,
+                    fmt::format("cannot find help category {}; the categories are main, "
+                                "categories, examples, opts, options, tests and each test's "
+                                "name (qperf --help tests)",
+                                out.help_topic));
         return out;
       }
       if (o->kind == Kind::kVersion) {

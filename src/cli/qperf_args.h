@@ -44,6 +44,8 @@ struct TestName {
 // Every test qperf 0.4.11 knows, grouped as its help lists them.
 const std::vector<TestName>& all_tests();
 const TestName* find_test(std::string_view name);
+// Whether `qperf --help topic` has something to show: a category or a test.
+bool is_help_topic(std::string_view topic);
 
 // qperf's parameters: each has a local and a remote value. The order is the
 // order -vu shows them in.

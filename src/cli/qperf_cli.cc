@@ -302,7 +302,8 @@ std::string test_help(const qperf::TestName& t) {
   return out;
 }
 
-// Prints the topic; false when there is no such topic.
+// Prints the topic; false when there is no such topic (parse_args has
+// already refused those, by qperf::is_help_topic(), which lists these).
 bool print_help(const std::string& topic) {
   std::string text;
   if (topic == "main")

@@ -104,11 +104,19 @@ std::vector<std::string> validate(const TestSpec& s) {
       add(fmt::format("-M {}: the receive size must be from 1 to {} bytes", r, kMaxMessage));
   } else {
     const uint32_t limit = udp ? kMaxUdpPayloadV4 : kMaxMessage;
-    if (s.request_size < 1 || s.request_size > limit)
-      add(fmt::format("-r {}: the request size must be from 1 to {} bytes", s.request_size, limit));
-    if (s.response_size < 1 || s.response_size > limit)
-      add(fmt::format("-r ,{}: the response size must be from 1 to {} bytes", s.response_size,
-                      limit));
+    auto bad = [&](uint32_t v) { return v < 1 || v > limit; };
+    if (s.request_size == s.response_size && bad(s.request_size)) {
+      // One value for both (-r SIZE): one problem, one line.
+      add(fmt::format("-r {}: the request and response sizes must be from 1 to {} bytes",
+                      s.request_size, limit));
+    } else {
+      if (bad(s.request_size))
+        add(fmt::format("-r {}: the request size must be from 1 to {} bytes", s.request_size,
+                        limit));
+      if (bad(s.response_size))
+        add(fmt::format("-r ,{}: the response size must be from 1 to {} bytes", s.response_size,
+                        limit));
+    }
   }
   return problems;
 }

@@ -353,7 +353,30 @@ TEST(QperfLoop, EmptyVariableIsMsgSizeAndEmptyInitDependsOnTheStep) {
 TEST(QperfLoop, NeverPastLast) {
   EXPECT_EQ(MsgSizes(Parse({"h", "-oo", "m:1:100:*3", "tcp_lat"}), "tcp_lat"),
             (std::vector<double>{1, 3, 9, 27, 81}));
-  EXPECT_TRUE(Parse({"h", "-oo", "m:8:4:*2", "tcp_lat"}).runs.empty());
+  EXPECT_EQ(MsgSizes(Parse({"h", "-oo", "m:8:8:*2", "tcp_lat"}), "tcp_lat"),
+            (std::vector<double>{8}));
+}
+
+TEST(QperfLoop, ALoopThatRunsNoTestIsAnError) {
+  EXPECT_EQ(
+      ErrorOf({"h", "-oo", "msg_size:1:0:1", "tcp_bw"}),
+      "-oo msg_size:1:0:1: the last value is below the initial one, so the loop runs no test");
+  EXPECT_TRUE(Contains(ErrorOf({"h", "-oo", "m:8:4:*2", "tcp_lat"}), "-oo m:8:4:*2: the last"));
+  EXPECT_TRUE(Contains(ErrorOf({"h", "-oo", "t:2:1:+1", "tcp_lat"}), "-oo t:2:1:+1: the last"));
+}
+
+// fuzz/regressions/qperf_args/empty_inner_loop_hang.args: an empty inner
+// loop made no test, so the cap on the number of tests never counted and
+// the billion values of the outer loop were walked to the end (a hang).
+TEST(QperfLoop, EmptyInnerLoopUnderAHugeOuterLoopFailsAtOnce) {
+  EXPECT_TRUE(
+      Contains(ErrorOf({"127.0.0.1", "-oo", "msg_size:1:1G:1", "-oo", "msg_size:2:1:1", "tcp_lat"}),
+               "-oo msg_size:2:1:1: the last value is below"));
+  // And fuzz/regressions/qperf_args/timeout-a819605901bd6ab9d5cef2044073a229cf3348b4, cut
+  // down: loops of 1537 values each outside an empty one.
+  EXPECT_TRUE(Contains(ErrorOf({"-oo", "msg_size:0:6K:4", "-oo", "msg_size:0:6K:4", "host", "-oo",
+                                "msg_size:56:4.:*4", "udp_bw"}),
+                       "-oo msg_size:56:4.:*4: the last value is below"));
 }
 
 TEST(QperfLoop, OverTime) {
@@ -422,6 +445,24 @@ TEST(QperfBadInput, EachMessageNamesTheOption) {
   EXPECT_TRUE(Contains(ErrorOf({"h", "-ca", "first", "tcp_bw"}), "-ca first:"));
   EXPECT_TRUE(Contains(ErrorOf({"h", "-ws", "soon", "tcp_bw"}), "-ws soon: bad time"));
   EXPECT_TRUE(Contains(ErrorOf({"h", "-sb", "5G", "tcp_bw"}), "-sb 5G: at most"));
+  EXPECT_TRUE(Contains(ErrorOf({"h", "-to", "0", "tcp_bw"}), "-to 0: the timeout must be more"));
+  EXPECT_TRUE(Contains(ErrorOf({"h", "--rem_timeout", "0s", "tcp_bw"}), "--rem_timeout 0s:"));
+  EXPECT_TRUE(Contains(ErrorOf({"-lto", "0"}), "-lto 0: the timeout"));
+  EXPECT_DOUBLE_EQ(Parse({"h", "-to", "0.5", "tcp_bw"}).runs[0].params[Param::kTimeout].loc.num,
+                   0.5);
+}
+
+TEST(QperfBadInput, UnknownHelpTopicNamesTheOptionAndTheTopics) {
+  std::string e = ErrorOf({"-h", "nosuchtopic"});
+  EXPECT_EQ(e.rfind("-h nosuchtopic: cannot find help category nosuchtopic; ", 0), 0u) << e;
+  for (const char* topic : {"main", "categories", "examples", "opts", "options", "tests"})
+    EXPECT_TRUE(Contains(e, topic)) << topic;
+  EXPECT_EQ(ErrorOf({"host", "--help", "x"}).rfind("--help x: ", 0), 0u);
+  for (const char* topic : {"main", "categories", "examples", "opts", "options", "tests", "tcp_lat",
+                            "rc_rdma_read_bw"}) {
+    EXPECT_TRUE(is_help_topic(topic)) << topic;
+    EXPECT_EQ(Parse({"-h", topic}).mode, Args::Mode::kHelp) << topic;
+  }
 }
 
 TEST(QperfBadInput, LimitsOfTheTests) {

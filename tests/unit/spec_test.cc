@@ -390,8 +390,19 @@ TEST(Validate, RequestAndResponseSizes) {
     p = OnlyProblem(s);
     EXPECT_EQ(p.rfind("-r ," + std::to_string(c.limit + 1), 0), 0u) << p;
 
+    // One wrong value for both (-r 0): one problem, one line.
     s.request_size = 0;
     s.response_size = 0;
+    p = OnlyProblem(s);
+    EXPECT_EQ(p.rfind("-r 0:", 0), 0u) << p;
+    EXPECT_NE(p.find("request and response"), std::string::npos) << p;
+    s.request_size = s.response_size = c.limit + 1;
+    p = OnlyProblem(s);
+    EXPECT_EQ(p.rfind("-r " + std::to_string(c.limit + 1) + ":", 0), 0u) << p;
+
+    // Two different wrong values: two problems.
+    s.request_size = 0;
+    s.response_size = c.limit + 1;
     EXPECT_EQ(validate(s).size(), 2u) << Join(validate(s));
   }
 }
