@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "core/error.h"
 #include "core/units.h"
 #include "core/version.h"
+#include "measure/confidence.h"
 #include "report/json_report.h"
 #include "report/summary.h"
 #include "report/text_report.h"
@@ -44,7 +46,51 @@ struct ClientArgs {
          local_buf = false, remote_buf = false, rr = false, rate = false, cc = false,
          udp_rr_min_timeout = false;
   } given;
+  uint32_t repeat = 0;     // --repeat: most runs; 0 = not asked
+  std::string confidence;  // --confidence LEVEL[,WIDTH]
 };
+
+// What a repeated test aims for. --repeat N alone runs exactly N times and
+// judges the runs against 95% and 5%; --confidence stops as soon as the
+// interval is narrow enough, after at least 3 runs and at most N (10 when
+// --repeat is not given), as netperf's -I does.
+measure::ConfidenceGoal repeat_goal(const ClientArgs& a) {
+  measure::ConfidenceGoal g;
+  g.level_pct = 95;
+  g.width_pct = 5;
+  if (a.confidence.empty()) {
+    g.min_iterations = g.max_iterations = static_cast<int>(a.repeat);
+    return g;
+  }
+  const std::string& text = a.confidence;
+  const auto comma = text.find(',');
+  const std::string level = text.substr(0, comma);
+  const std::string width = comma == std::string::npos ? "" : text.substr(comma + 1);
+  auto bad = [&](const std::string& why) {
+    return usage_error("--confidence " + text + ": " + why);
+  };
+  try {
+    size_t used = 0;
+    const int l = std::stoi(level, &used);
+    if (used != level.size() || l < 1 || l > 99) throw std::invalid_argument("level");
+    g.level_pct = l;
+  } catch (const std::exception&) {
+    throw bad("the level is a whole percentage from 1 to 99 (95 or 99 are usual)");
+  }
+  if (!width.empty()) {
+    try {
+      size_t used = 0;
+      const double w = std::stod(width, &used);
+      if (used != width.size() || !(w > 0) || w > 1000) throw std::invalid_argument("width");
+      g.width_pct = w;
+    } catch (const std::exception&) {
+      throw bad("the width is the interval's full width in percent of the mean, above 0");
+    }
+  }
+  g.max_iterations = a.repeat ? static_cast<int>(a.repeat) : 10;
+  g.min_iterations = std::min(3, g.max_iterations);
+  return g;
+}
 
 uint32_t size_arg(const std::string& opt, const std::string& text) {
   std::string why;
@@ -203,6 +249,10 @@ int run_client(const ClientArgs& a) {
   o.family = a.v4 ? net::Family::kV4 : a.v6 ? net::Family::kV6 : net::Family::kAny;
   o.interrupt = install_interrupt_handler();
   bool header_printed = false;
+  const bool repeated = a.repeat > 0 || !a.confidence.empty();
+  std::optional<measure::ConfidenceLoop> loop;
+  if (repeated) loop.emplace(repeat_goal(a), report::repeat_metrics(s.test));
+  int run = 0;  // the run under way, from 1, when repeated
   if (!a.json && s.interval_s > 0) {
     o.on_interval = [&](const session::IntervalSample& iv) {
       std::fputs(report::text_interval(s, iv, text).c_str(), stdout);
@@ -214,19 +264,43 @@ int run_client(const ClientArgs& a) {
     o.on_started = [&](const session::TestResult& started) {
       session::TestResult h = started;
       h.embedded_server = embedded != nullptr;
-      std::fputs(report::text_header(h).c_str(), stdout);
+      if (!header_printed) std::fputs(report::text_header(h).c_str(), stdout);
+      if (loop)
+        std::fputs(report::text_run_heading(run, loop->goal().max_iterations).c_str(), stdout);
       std::fflush(stdout);
       header_printed = true;
     };
   }
-  session::TestResult r = session::run_test(s, o);
-  r.embedded_server = embedded != nullptr;
-  if (a.json) {
-    std::cout << report::result_json(r).dump(2) << "\n";
-  } else {
-    if (!header_printed) std::fputs(report::text_header(r).c_str(), stdout);
-    std::fputs(report::text_result(r, text).c_str(), stdout);
+  if (!loop) {
+    session::TestResult r = session::run_test(s, o);
+    r.embedded_server = embedded != nullptr;
+    if (a.json) {
+      std::cout << report::result_json(r).dump(2) << "\n";
+    } else {
+      if (!header_printed) std::fputs(report::text_header(r).c_str(), stdout);
+      std::fputs(report::text_result(r, text).c_str(), stdout);
+    }
+    std::fflush(stdout);
+    if (!r.error.empty()) std::fprintf(stderr, "flowperf: %s\n", r.error.c_str());
+    return exit_code_for(r);
   }
+
+  // Repeated: run until the loop is satisfied, a run fails or the user
+  // stops; print each run as it ends, then the intervals over all of them.
+  session::TestResult r;
+  for (;;) {
+    ++run;
+    r = session::run_test(s, o);
+    r.embedded_server = embedded != nullptr;
+    if (!a.json) std::fputs(report::text_result(r, text).c_str(), stdout);
+    std::fflush(stdout);
+    const bool more = loop->add(report::repeat_sample(r));
+    if (!more || !r.error.empty() || r.interrupted) break;
+  }
+  if (a.json)
+    std::cout << report::result_json(r, *loop).dump(2) << "\n";
+  else
+    std::fputs(report::text_confidence(*loop, text).c_str(), stdout);
   std::fflush(stdout);
   if (!r.error.empty()) std::fprintf(stderr, "flowperf: %s\n", r.error.c_str());
   return exit_code_for(r);
@@ -406,6 +480,15 @@ int native_main(int argc, char** argv) {
                "show CPU utilization and service demand of both ends (JSON always has them)");
   app.add_flag("-4", c.v4, "IPv4 only");
   app.add_flag("-6", c.v6, "IPv6 only");
+  app.add_option("--repeat", c.repeat,
+                 "run the test this many times and report 95% confidence intervals of "
+                 "throughput (RR: transaction rate, p50 and p99 latency); with --confidence, "
+                 "at most this many times")
+      ->check(CLI::Range(1u, 1000u));
+  app.add_option("--confidence", c.confidence,
+                 "LEVEL[,WIDTH]: repeat until each figure's LEVEL% confidence interval is at "
+                 "most WIDTH% of the mean wide (default width 5, i.e. ±2.5%), after 3 runs and "
+                 "at most --repeat (10) runs");
   CLI::Option* udp_rr_min_timeout =
       app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
                      "UDP_RR: smallest per-transaction timeout in microseconds")

@@ -412,7 +412,6 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       if (a.confidence_width == 0) a.confidence_width = 5;
       if (a.iterations_min == 1) a.iterations_min = 3;
       if (a.iterations_max == 1) a.iterations_max = 10;
-      note(a, "-I (confidence intervals)");
       break;
     }
     case 'i': {
@@ -425,7 +424,7 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       a.iterations_max = std::clamp(std::max(a.iterations_max, a.iterations_min), 3, 30);
       a.iterations_min = std::clamp(a.iterations_min, 3, 30);
       if (a.confidence_level == 0) a.confidence_level = 99;
-      note(a, "-i (confidence iterations)");
+      if (a.confidence_width == 0) a.confidence_width = 5;
       break;
     }
     case 'T': {
@@ -509,9 +508,11 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
     case 'n':
       int_value('n', v, 1, 1 << 20, "a CPU count");
       break;
-    case 'j':
     case 'r':
-      break;  // statistics and confidence tuning: nothing to change here
+      a.result_confidence_only = true;
+      break;
+    case 'j':
+      break;  // statistics: always kept
     default:
       break;
   }
@@ -955,9 +956,10 @@ Global options:
     -F lfill[,rfill]* Files to fill the buffers from (accepted, not applied)
     -h                This text
     -H name|ip,fam *  The netserver to test against, and its address family
-    -i max,min        Confidence iterations (accepted; one run for now)
-    -I lvl[,intvl]    Confidence level 95 or 99 and width in percent
-                      (accepted; one run for now)
+    -i max,min        Run the test at most max and at least min times
+                      (3 to 30) for a confidence interval
+    -I lvl[,intvl]    Confidence level 95 or 99 and the interval's full
+                      width in percent of the mean (5)
     -j                Keep timing statistics (always kept)
     -l testlen        Test length: seconds (>0), or a negative count of bytes
                       (stream tests) or transactions (RR tests)

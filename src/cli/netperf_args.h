@@ -89,6 +89,7 @@ struct NetperfArgs {
   int confidence_level = 0;                    // -I level (95 or 99); 0 = not asked
   double confidence_width = 0;                 // -I ,width in percent
   int iterations_max = 1, iterations_min = 1;  // -i max,min
+  bool result_confidence_only = false;         // -r: only the throughput must be confident
   Pair<int> cpu_bind;                          // -T lcpu,rcpu
   std::string brand;                           // -B
   Pair<std::string> fill_file;                 // -F lfill,rfill (explicit pair)

@@ -228,6 +228,11 @@ int run(const NetperfArgs& a) {
   o.lsr_req = a.local_buf.second ? static_cast<int>(spec.local_rcvbuf) : -1;
   o.rss_req = a.remote_buf.first ? static_cast<int>(spec.remote_sndbuf) : -1;
   o.rsr_req = a.remote_buf.second ? static_cast<int>(spec.remote_rcvbuf) : -1;
+  o.confidence_level = a.confidence_level;
+  o.confidence_width_pct = a.confidence_width > 0 ? a.confidence_width : 5;
+  o.iteration_min = a.iterations_min;
+  o.iteration_max = a.iterations_max;
+  o.result_confidence_only = a.result_confidence_only;
 
   // 4. A datagram larger than UDP carries fails on the first send in
   //    netperf; say it the way netperf does instead of starting the test.
@@ -261,22 +266,28 @@ int run(const NetperfArgs& a) {
   out(report::netperf_banner(o));
   if (a.wait_s > 0) std::this_thread::sleep_for(std::chrono::seconds(a.wait_s));
 
-  session::TestResult r;
+  // With -i/-I the test runs again on the same control connection until
+  // its confidence interval is narrow enough or the runs are used up.
+  measure::ConfidenceLoop loop = report::netperf_confidence_loop(o);
+  std::vector<session::TestResult> runs;
   try {
-    r = session::run_netperf_test(spec, c);
+    runs = session::run_netperf_tests(spec, c, [&](const session::TestResult& one) {
+      return loop.add(report::netperf_confidence_sample(one, o));
+    });
   } catch (const Error& e) {
     if (e.code() == ExitCode::kRuntime && looks_like_no_server(e.what()))
       err("establish control: are you sure there is a netserver listening on " + host +
           " at port " + std::to_string(a.port) + "?\n");
     throw;
   }
+  const session::TestResult& r = runs.back();
   if (!r.error.empty() && r.error.find("Message too long") != std::string::npos &&
       info.protocol == spec::Protocol::kUdp) {
     out("send_data: data send error: Message too long (errno 90)\n");
     err("netperf: send_omni: send_data failed: Message too long\n");
     return static_cast<int>(ExitCode::kRuntime);
   }
-  out(report::netperf_result(r, o));
+  out(report::netperf_result(runs, loop, o));
   if (!r.error.empty()) {
     err("netperf: " + r.error + "\n");
     return static_cast<int>(ExitCode::kRuntime);

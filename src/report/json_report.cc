@@ -136,4 +136,34 @@ json result_json(const session::TestResult& r) {
   };
 }
 
+json confidence_json(const measure::ConfidenceLoop& loop) {
+  const auto& g = loop.goal();
+  json metrics = json::object();
+  for (size_t i = 0; i < loop.metrics().size(); ++i) {
+    const measure::Interval iv = loop.interval(i);
+    json values = json::array();
+    for (double v : loop.values(i)) values.push_back(num(v));
+    metrics[loop.metrics()[i].name] = {{"mean", num(iv.mean)},
+                                       {"stddev", num(iv.stddev)},
+                                       {"half_width", num(iv.half_width)},
+                                       {"width_percent", num(iv.width_pct)},
+                                       {"achieved", loop.achieved(i)},
+                                       {"governs", loop.metrics()[i].governs},
+                                       {"values", values}};
+  }
+  return {{"level_percent", g.level_pct},
+          {"width_percent", num(g.width_pct)},
+          {"min_iterations", g.min_iterations},
+          {"max_iterations", g.max_iterations},
+          {"iterations", loop.iterations()},
+          {"achieved", loop.achieved()},
+          {"metrics", metrics}};
+}
+
+json result_json(const session::TestResult& last, const measure::ConfidenceLoop& loop) {
+  json j = result_json(last);
+  j["confidence"] = confidence_json(loop);
+  return j;
+}
+
 }  // namespace flowperf::report

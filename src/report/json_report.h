@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "measure/confidence.h"
 #include "session/controller.h"
 
 namespace flowperf::report {
@@ -13,6 +14,10 @@ namespace flowperf::report {
 inline constexpr int kJsonSchemaVersion = 1;
 
 nlohmann::json result_json(const session::TestResult& r);
+// A test repeated with --repeat/--confidence: the last run's document with
+// a "confidence" object (the loop's metrics are report::repeat_metrics).
+nlohmann::json result_json(const session::TestResult& last, const measure::ConfidenceLoop& loop);
+nlohmann::json confidence_json(const measure::ConfidenceLoop& loop);
 nlohmann::json latency_json(const measure::Histogram& h);  // microseconds
 
 }  // namespace flowperf::report

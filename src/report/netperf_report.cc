@@ -207,42 +207,6 @@ std::string udp_stream_table(const session::TestResult& r, const NetperfReportOp
   return out;
 }
 
-// netperf's latency histogram: rows of ten buckets per decade of microseconds.
-std::string histogram_report(const measure::Histogram& h) {
-  static const char* kRows[] = {"UNIT_USEC     ", "TEN_USEC      ", "HUNDRED_USEC  ",
-                                "UNIT_MSEC     ", "TEN_MSEC      ", "HUNDRED_MSEC  ",
-                                "UNIT_SEC      ", "TEN_SEC       "};
-  uint64_t rows[8][10] = {};
-  uint64_t beyond = 0;
-  for (const auto& b : h.nonzero_buckets()) {
-    // A bucket counts at its midpoint, in whole microseconds as netperf times.
-    uint64_t lo = measure::Histogram::bucket_low(b.index);
-    uint64_t hi = measure::Histogram::bucket_high(b.index);
-    uint64_t mid = std::clamp(lo + (hi - lo) / 2, h.min(), h.max());
-    uint64_t us = mid / 1000;
-    uint64_t decade = 1;
-    int row = 0;
-    while (row < 8 && us >= decade * 10) {
-      decade *= 10;
-      ++row;
-    }
-    if (row == 8)
-      beyond += b.count;
-    else
-      rows[row][us / decade] += b.count;
-  }
-  std::string out;
-  for (int row = 0; row < 8; ++row) {
-    out += kRows[row];
-    for (int i = 0; i < 10; ++i)
-      out += cformat(": %4llu", static_cast<unsigned long long>(rows[row][i]));
-    out += '\n';
-  }
-  out += cformat(">100_SECS: %llu\n", static_cast<unsigned long long>(beyond));
-  out += cformat("HIST_TOTAL:      %llu\n", static_cast<unsigned long long>(h.count()));
-  return out;
-}
-
 std::string rr_table(const session::TestResult& r, const NetperfReportOptions& o,
                      const OmniValues& v) {
   const TestKind kind = r.spec.test;
@@ -323,13 +287,82 @@ std::string rr_table(const session::TestResult& r, const NetperfReportOptions& o
     if (r.local_side.latency.count() > 0) {
       out += udp ? "\nHistogram of request/reponse times.\n"
                  : "\nHistogram of request/response times\n";
-      out += histogram_report(r.local_side.latency);
+      out += netperf_histogram(r.local_side.latency);
     }
   }
   return out;
 }
 
 }  // namespace
+
+namespace {
+
+// netperf's histogram cells: row r (0 = UNIT_USEC ... 7 = TEN_SEC) column c
+// holds whole microseconds in [c·10^r, (c+1)·10^r); cell 10·r + c, and one
+// more cell for 100 s and beyond. Cells ascend with the time they hold.
+constexpr int kHistRows = 8;
+constexpr int kBeyondCell = kHistRows * 10;
+
+int histogram_cell(uint64_t ns) {
+  uint64_t us = ns / 1000, decade = 1;
+  int row = 0;
+  while (row < kHistRows && us >= decade * 10) {
+    decade *= 10;
+    ++row;
+  }
+  return row == kHistRows ? kBeyondCell : row * 10 + static_cast<int>(us / decade);
+}
+
+// The last nanosecond a cell holds.
+uint64_t histogram_cell_end(int cell) {
+  uint64_t decade_ns = 1000;
+  for (int r = 0; r < cell / 10; ++r) decade_ns *= 10;
+  return static_cast<uint64_t>(cell % 10 + 1) * decade_ns - 1;
+}
+
+}  // namespace
+
+std::string netperf_histogram(const measure::Histogram& h) {
+  static const char* kRows[kHistRows] = {"UNIT_USEC     ", "TEN_USEC      ", "HUNDRED_USEC  ",
+                                         "UNIT_MSEC     ", "TEN_MSEC      ", "HUNDRED_MSEC  ",
+                                         "UNIT_SEC      ", "TEN_SEC       "};
+  // A bucket can straddle a cell's edge. Its count is shared among the
+  // cells it overlaps in proportion to the overlap, its range first
+  // narrowed to the exact min and max (so a lone value lands exactly), then
+  // the running total is rounded so the cells add up to HIST_TOTAL.
+  double share[kBeyondCell + 1] = {};
+  for (const auto& b : h.nonzero_buckets()) {
+    const uint64_t lo = std::max(measure::Histogram::bucket_low(b.index), h.min());
+    const uint64_t hi = std::max(lo, std::min(measure::Histogram::bucket_high(b.index), h.max()));
+    const double span = static_cast<double>(hi - lo) + 1;
+    for (uint64_t from = lo;;) {
+      const int cell = histogram_cell(from);
+      const uint64_t to = cell == kBeyondCell ? hi : std::min(hi, histogram_cell_end(cell));
+      share[cell] += static_cast<double>(b.count) * (static_cast<double>(to - from) + 1) / span;
+      if (to == hi) break;
+      from = to + 1;
+    }
+  }
+  uint64_t cells[kBeyondCell + 1] = {};
+  double running = 0;
+  uint64_t given = 0;
+  for (int c = 0; c <= kBeyondCell; ++c) {
+    running += share[c];
+    const auto upto = static_cast<uint64_t>(std::llround(running));
+    cells[c] = upto > given ? upto - given : 0;
+    given += cells[c];
+  }
+  std::string out;
+  for (int row = 0; row < kHistRows; ++row) {
+    out += kRows[row];
+    for (int i = 0; i < 10; ++i)
+      out += cformat(": %4llu", static_cast<unsigned long long>(cells[row * 10 + i]));
+    out += '\n';
+  }
+  out += cformat(">100_SECS: %llu\n", static_cast<unsigned long long>(cells[kBeyondCell]));
+  out += cformat("HIST_TOTAL:      %llu\n", static_cast<unsigned long long>(h.count()));
+  return out;
+}
 
 std::string netperf_unit_name(char unit) {
   switch (unit) {
@@ -526,15 +559,36 @@ std::string netperf_banner(const NetperfReportOptions& o) {
               banner_numeric(o.dest_host, o.dest_address).c_str(), o.dest_port,
               o.dest_v6 ? "AF_INET6" : "AF_INET");
   // netperf's notes, in its order; ": histogram" and ": demo" describe how
-  // a netperf binary was built, not the test, so they are left out.
+  // a netperf binary was built, not the test, so they are left out. The
+  // confidence note ends in a space (and a second one for its empty tail).
+  if (o.iteration_max > 1)
+    line += cformat(" : +/-%.3f%% @ %2d%% conf. %s", o.confidence_width_pct / 2, o.confidence_level,
+                    o.result_confidence_only ? " on result only" : "");
   if (o.nodelay) line += " : nodelay";
   if (o.title.find("REQUEST/RESPONSE") != std::string::npos)
     line += cformat(" : first burst %d", o.first_burst);
   return line + '\n';
 }
 
-std::string netperf_result(const session::TestResult& r, const NetperfReportOptions& o) {
-  OmniValues v = netperf_values(r, o);
+namespace {
+
+// The figures netperf averages over the runs, in the order of
+// netperf_confidence_sample.
+enum Averaged : size_t { kThroughput, kLocalCpu, kRemoteCpu, kElapsed, kLocalSd, kRemoteSd };
+
+// What OMNI output adds at -v 2 for a request/response test: the latency
+// histogram, named as netperf names its transactions. (netperf's histogram
+// of send() or recv() times in stream tests is not measured here.)
+std::string omni_histogram(const session::TestResult& r, const NetperfReportOptions& o) {
+  if (o.verbosity < 2 || !is_rr(r.spec.test) || r.local_side.latency.count() == 0) return {};
+  return std::string("\nHistogram of ") +
+         (spec::info(r.spec.test).connect_per_transaction ? "connect/request/response/close"
+                                                          : "request/response") +
+         " times\n" + netperf_histogram(r.local_side.latency);
+}
+
+std::string render(const session::TestResult& r, const NetperfReportOptions& o,
+                   const OmniValues& v) {
   if (o.omni) {
     OmniSelection sel = o.selection;
     if (sel.empty()) {
@@ -544,7 +598,7 @@ std::string netperf_result(const session::TestResult& r, const NetperfReportOpti
                                                                          : OmniShape::kSend,
                                    o.local_cpu || o.remote_cpu);
     }
-    return render_omni(*o.omni, sel, v, o.headers);
+    return render_omni(*o.omni, sel, v, o.headers) + omni_histogram(r, o);
   }
   switch (r.spec.test) {
     case TestKind::kTcpStream:
@@ -558,6 +612,98 @@ std::string netperf_result(const session::TestResult& r, const NetperfReportOpti
       return rr_table(r, o, v);
   }
   return {};
+}
+
+// The last run, carrying the latency of every run (netperf never clears
+// its histogram between runs).
+session::TestResult last_with_all_latency(const std::vector<session::TestResult>& runs) {
+  session::TestResult last = runs.back();
+  for (size_t i = 0; i + 1 < runs.size(); ++i)
+    last.local_side.latency.merge(runs[i].local_side.latency);
+  return last;
+}
+
+OmniValues values_of_runs(const session::TestResult& last, const measure::ConfidenceLoop& loop,
+                          const NetperfReportOptions& o) {
+  OmniValues v = netperf_values(last, o);
+  if (o.iteration_max <= 1 || loop.iterations() == 0) return v;
+  v.throughput = loop.interval(kThroughput).mean;
+  v.elapsed_s = loop.interval(kElapsed).mean;
+  v.local_cpu.util = loop.interval(kLocalCpu).mean;
+  v.remote_cpu.util = loop.interval(kRemoteCpu).mean;
+  v.local_cpu.sd = loop.interval(kLocalSd).mean;
+  v.remote_cpu.sd = loop.interval(kRemoteSd).mean;
+  v.confidence_level = o.confidence_level;
+  v.confidence_interval = o.confidence_width_pct;
+  v.confidence_iteration = loop.iterations();
+  v.throughput_confid = loop.interval(kThroughput).width_pct;
+  v.local_cpu_confid = loop.interval(kLocalCpu).width_pct;
+  v.remote_cpu_confid = loop.interval(kRemoteCpu).width_pct;
+  return v;
+}
+
+// netperf's words when the runs ran out before the interval was narrow
+// enough; the widths are full widths in percent of the mean.
+std::string confidence_warning(const OmniValues& v) {
+  return cformat(
+      "!!! WARNING\n"
+      "!!! Desired confidence was not achieved within the specified iterations.\n"
+      "!!! This implies that there was variability in the test environment that\n"
+      "!!! must be investigated before going further.\n"
+      "!!! Confidence intervals: Throughput      : %4.3f%%\n"
+      "!!!                       Local CPU util  : %4.3f%%\n"
+      "!!!                       Remote CPU util : %4.3f%%\n\n",
+      v.throughput_confid, v.local_cpu_confid, v.remote_cpu_confid);
+}
+
+}  // namespace
+
+std::string netperf_result(const session::TestResult& r, const NetperfReportOptions& o) {
+  return render(r, o, netperf_values(r, o));
+}
+
+measure::ConfidenceLoop netperf_confidence_loop(const NetperfReportOptions& o) {
+  measure::ConfidenceGoal goal;
+  goal.level_pct = o.confidence_level > 0 ? o.confidence_level : 99;
+  goal.width_pct = o.confidence_width_pct > 0 ? o.confidence_width_pct : 5;
+  goal.max_iterations = std::max(o.iteration_max, 1);
+  goal.min_iterations = std::clamp(o.iteration_min, 1, goal.max_iterations);
+  const bool cpu_decides = !o.result_confidence_only;
+  return measure::ConfidenceLoop(goal, {{"throughput", true},
+                                        {"local CPU utilization", cpu_decides},
+                                        {"remote CPU utilization", cpu_decides},
+                                        {"elapsed time", false},
+                                        {"local service demand", false},
+                                        {"remote service demand", false}});
+}
+
+std::vector<double> netperf_confidence_sample(const session::TestResult& r,
+                                              const NetperfReportOptions& o) {
+  const OmniValues v = netperf_values(r, o);
+  std::vector<double> sample(6);
+  sample[kThroughput] = v.throughput;
+  sample[kLocalCpu] = v.local_cpu.util;
+  sample[kRemoteCpu] = v.remote_cpu.util;
+  sample[kElapsed] = v.elapsed_s;
+  sample[kLocalSd] = v.local_cpu.sd;
+  sample[kRemoteSd] = v.remote_cpu.sd;
+  return sample;
+}
+
+OmniValues netperf_values(const std::vector<session::TestResult>& runs,
+                          const measure::ConfidenceLoop& loop, const NetperfReportOptions& o) {
+  return values_of_runs(last_with_all_latency(runs), loop, o);
+}
+
+std::string netperf_result(const std::vector<session::TestResult>& runs,
+                           const measure::ConfidenceLoop& loop, const NetperfReportOptions& o) {
+  if (runs.empty()) return {};
+  const session::TestResult last = last_with_all_latency(runs);
+  const OmniValues v = values_of_runs(last, loop, o);
+  std::string out;
+  // Only the classic tables warn; OMNI output carries the widths instead.
+  if (!o.omni && o.iteration_max > 1 && !loop.achieved()) out += confidence_warning(v);
+  return out + render(last, o, v);
 }
 
 std::string netperf_interim(const spec::TestSpec& spec, const session::IntervalSample& s,

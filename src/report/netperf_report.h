@@ -10,7 +10,10 @@
 //
 // -P 0 drops the banner and headers (data lines only); -v 0 prints the
 // result alone; -v 2 adds netperf's extra blocks where flowperf has the
-// numbers (RR latency histogram, bytes per call). The socket sizes are the
+// numbers (RR latency histogram, bytes per call). With -I/-i the banner
+// names the confidence asked for, the figures netperf averages are the
+// means over the runs, and a run that fell short says so in netperf's
+// "!!! WARNING" block before the table. The socket sizes are the
 // ones in effect on each side's data sockets (TestResult sndbuf/rcvbuf).
 //
 // With -c/-C the tables take netperf's CPU layout: utilization (percent of
@@ -25,7 +28,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "measure/confidence.h"
 #include "report/omni_selectors.h"
 #include "session/controller.h"
 
@@ -58,6 +63,13 @@ struct NetperfReportOptions {
   std::string command_line, uuid;
   int source_family = 0, dest_family = 0;  // AF_* numbers for the *_FAMILY selectors
   int lss_req = -1, lsr_req = -1, rss_req = -1, rsr_req = -1;  // -s/-S as asked
+
+  // -I level,width and -i max,min as asked. netperf speaks of confidence
+  // only when the test may run more than once (iteration_max > 1).
+  int confidence_level = 0;         // 95 or 99; 0 when neither -I nor -i
+  double confidence_width_pct = 5;  // the interval's full width, percent of the mean
+  int iteration_min = 1, iteration_max = 1;
+  bool result_confidence_only = false;  // -r: the throughput alone decides
 };
 
 // The banner line (with its newline), or "" with -P 0.
@@ -65,6 +77,29 @@ std::string netperf_banner(const NetperfReportOptions& o);
 
 // The result: classic table or OMNI output, per the options.
 std::string netperf_result(const session::TestResult& r, const NetperfReportOptions& o);
+
+// A test repeated for a confidence interval (-i/-I). netperf averages six
+// figures over the runs: throughput, elapsed time, and each end's CPU
+// utilization and service demand; the throughput and the two utilizations
+// decide when the runs may stop (the throughput alone with -r). An end whose
+// CPU was not measured counts as netperf's constant -1, which never stands
+// in the way.
+//
+//   auto loop = netperf_confidence_loop(o);
+//   runs = run_netperf_tests(spec, c, [&](auto& r) {
+//     return loop.add(netperf_confidence_sample(r, o)); });
+//   out(netperf_result(runs, loop, o));
+measure::ConfidenceLoop netperf_confidence_loop(const NetperfReportOptions& o);
+std::vector<double> netperf_confidence_sample(const session::TestResult& r,
+                                              const NetperfReportOptions& o);
+
+// The result of all the runs, as netperf prints it: the last run's counts
+// with the means of the averaged figures, the latency histogram of every
+// run, the confidence selectors filled in, and, in the classic tables,
+// netperf's "!!! WARNING" block when the confidence was not achieved.
+// `loop` has seen every run (runs.size() samples).
+std::string netperf_result(const std::vector<session::TestResult>& runs,
+                           const measure::ConfidenceLoop& loop, const NetperfReportOptions& o);
 
 // One interim result (-D): "Interim result: ..." (classic and -O), CSV with
 // -o, or the four indexed NETPERF_*[n]= lines with -k. `ending` is the wall
@@ -82,5 +117,17 @@ double netperf_rate(double units, double seconds, char unit);
 
 // netperf's variables for a result, as the OMNI selectors print them.
 OmniValues netperf_values(const session::TestResult& r, const NetperfReportOptions& o);
+// ... and for the runs of a repeated test (see netperf_result above).
+OmniValues netperf_values(const std::vector<session::TestResult>& runs,
+                          const measure::ConfidenceLoop& loop, const NetperfReportOptions& o);
+
+// netperf's latency histogram block (--enable-histogram builds): eight rows
+// of ten counts, each row a decade of whole microseconds (UNIT_USEC: 0-9 us,
+// TEN_USEC: 10-99 us, ... TEN_SEC: 10-99 s), then >100_SECS and HIST_TOTAL.
+// flowperf's buckets are at most 1/64 of their values wide; one that
+// straddles a column's edge shares its count between the two columns in
+// proportion, so the columns are estimates there (exact for a lone value,
+// and always adding up to HIST_TOTAL).
+std::string netperf_histogram(const measure::Histogram& h);
 
 }  // namespace flowperf::report

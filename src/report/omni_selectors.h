@@ -90,9 +90,13 @@ struct OmniValues {
   OmniCpu local_cpu;
   OmniCpu remote_cpu = OmniCpu::remote_unmeasured();
   std::string sd_units = "usec/KB";
+  // -I/-i: the level, the full width asked for and the runs made; the
+  // widths achieved (percent of the mean). netperf's "not asked" values
+  // unless the test could repeat.
   int confidence_level = 0;
   double confidence_interval = -1;
   int confidence_iteration = 1;
+  double throughput_confid = -1, local_cpu_confid = -1, remote_cpu_confid = -1;
   double transaction_rate = 1.0;  // netperf's initial value in stream tests
   double rt_latency = -1;         // usec per transaction
   int burst_size = 0;

@@ -131,4 +131,19 @@ Summary summarize(const session::TestResult& r) {
   return sum;
 }
 
+std::vector<measure::ConfidenceLoop::Metric> repeat_metrics(TestKind kind) {
+  if (spec::info(kind).family == Family::kStream) return {{"bits_per_second", true}};
+  return {{"transactions_per_second", true}, {"latency_p50_us", true}, {"latency_p99_us", true}};
+}
+
+std::vector<double> repeat_sample(const session::TestResult& r) {
+  const Summary sum = summarize(r);
+  if (sum.stream_family) return {sum.total.throughput_bps};
+  const measure::Histogram* h = sum.total.latency ? &*sum.total.latency : nullptr;
+  auto us = [&](double p) {
+    return h && h->count() > 0 ? static_cast<double>(h->percentile(p)) / 1000.0 : 0.0;
+  };
+  return {sum.total.transactions_per_s, us(50), us(99)};
+}
+
 }  // namespace flowperf::report

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "measure/confidence.h"
 #include "measure/histogram.h"
 #include "session/controller.h"
 
@@ -51,5 +52,13 @@ struct Summary {
 };
 
 Summary summarize(const session::TestResult& r);
+
+// The figures a test repeated with --repeat/--confidence is judged on, by
+// their JSON names: bits_per_second (delivered) for stream tests;
+// transactions_per_second, latency_p50_us and latency_p99_us for RR tests.
+// All of them govern when the runs may stop.
+std::vector<measure::ConfidenceLoop::Metric> repeat_metrics(spec::TestKind kind);
+// One run's values of those figures, in the same order.
+std::vector<double> repeat_sample(const session::TestResult& r);
 
 }  // namespace flowperf::report

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "core/version.h"
 #include "report/summary.h"
 
@@ -206,6 +208,41 @@ std::string text_result(const session::TestResult& r, const TextOptions& o) {
   }
   if (r.interrupted) out += "  interrupted: the results cover the time until Ctrl-C\n";
   if (!r.error.empty()) out += "  error: " + r.error + "\n";
+  return out;
+}
+
+std::string text_run_heading(int run, int max_runs) {
+  return fmt::format("\nrun {} (of at most {}):\n", run, max_runs);
+}
+
+std::string text_confidence(const measure::ConfidenceLoop& loop, const TextOptions& o) {
+  const auto& g = loop.goal();
+  std::string out = fmt::format(
+      "\nconfidence: {}% intervals over {} run{} (at most {}); goal ±{:.2f}% of the mean: {}\n",
+      g.level_pct, loop.iterations(), loop.iterations() == 1 ? "" : "s", g.max_iterations,
+      g.width_pct / 2, loop.achieved() ? "achieved" : "NOT achieved");
+  for (size_t i = 0; i < loop.metrics().size(); ++i) {
+    const std::string& name = loop.metrics()[i].name;
+    const measure::Interval iv = loop.interval(i);
+    const char* label = name == "bits_per_second"           ? "throughput"
+                        : name == "transactions_per_second" ? "transaction rate"
+                        : name == "latency_p50_us"          ? "latency p50"
+                        : name == "latency_p99_us"          ? "latency p99"
+                                                            : name.c_str();
+    // Each figure in its own unit: rates scaled as -f asks, latency in us.
+    auto value = [&](double x) {
+      if (name == "bits_per_second") return rate_text(x, o.unit);
+      if (name == "transactions_per_second") return fmt::format("{:.1f} trans/s", x);
+      return fmt::format("{:.1f} us", x);
+    };
+    if (!std::isfinite(iv.half_width)) {
+      out += fmt::format("  {:<17} {:>18}  (one run: no interval)\n", label, value(iv.mean));
+      continue;
+    }
+    out += fmt::format("  {:<17} {:>18}  ± {:>18}  ±{:.2f}%  {}\n", label, value(iv.mean),
+                       value(iv.half_width), iv.width_pct / 2,
+                       loop.achieved(i) ? "achieved" : "NOT achieved");
+  }
   return out;
 }
 

@@ -1,11 +1,14 @@
 // run_netperf_test: one test over netperf 2.7's control protocol
-// (proto/netperf_wire.h), against a real netserver or flowperf's server.
+// (proto/netperf_wire.h), against a real netserver or flowperf's server;
+// run_netperf_tests: the same test again and again on one control
+// connection, as netperf repeats it for a confidence interval (-i/-I).
 // The steps are netperf's own:
 //
 //   connect control ─► DO_OMNI request ─► setup response (data port, sizes)
 //   ─► data connection / socket ─► run the local flows ─► end the test as
 //   netperf does (TCP: half-close, read to EOF; UDP: three zero-length
-//   datagrams) ─► read the results netserver sends unasked.
+//   datagrams) ─► read the results netserver sends unasked ─► (the next
+//   DO_OMNI request, when repeating) ─► shutdown the control connection.
 //
 // The local side runs on the same engine flows as the native client; the
 // remote side comes back as one FlowResult built from the results message.
@@ -245,9 +248,18 @@ engine::SideResult remote_side(const np::OmniResults& res, const np::OmniRespons
   return side;
 }
 
-}  // namespace
+// The control connection and what every test on it needs to know.
+struct Control {
+  net::Fd fd;
+  net::Address server, local_bind;
+  bool have_local = false;
+  std::string where;  // the server, for messages
+  Endpoint local, remote;
+};
 
-TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptions& o) {
+// Checks the spec and opens the control connection (netperf -H, -p
+// port,lport, -L, -4/-6). Throws Error when there is no netserver.
+Control open_control(const spec::TestSpec& spec, const NetperfClientOptions& o) {
   auto problems = spec::validate(spec);
   if (!problems.empty()) {
     std::string all;
@@ -258,36 +270,28 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
     throw usage_error(fmt::format(
         "-P {}: netperf's protocol runs one stream per test; run several tests at once instead",
         spec.streams));
-  TestResult result;
-  result.spec = spec;
-  const auto& info = spec::info(spec.test);
-  const bool udp = info.protocol == spec::Protocol::kUdp;
-
-  // 1. The control connection (netperf -H, -p port,lport, -L, -4/-6).
   net::Family family = o.family;
   if (spec.ip_family == spec::IpFamily::kV4) family = net::Family::kV4;
   if (spec.ip_family == spec::IpFamily::kV6) family = net::Family::kV6;
   auto servers = net::resolve(o.host, o.port, family, SOCK_STREAM);
-  net::Fd control;
-  net::Address server, local_bind;
-  bool have_local = false;
+  Control c;
   int err = 0;
   for (const auto& a : servers) {
     if (!o.local_host.empty() || o.local_port) {
       auto locals =
           net::resolve(o.local_host, o.local_port,
                        a.family() == AF_INET6 ? net::Family::kV6 : net::Family::kV4, SOCK_STREAM);
-      local_bind = locals.front();
-      have_local = true;
+      c.local_bind = locals.front();
+      c.have_local = true;
     }
-    control =
-        open_socket(a, have_local ? &local_bind : nullptr, SOCK_STREAM, 0, 0, after(10), &err);
-    if (control) {
-      server = a;
+    c.fd =
+        open_socket(a, c.have_local ? &c.local_bind : nullptr, SOCK_STREAM, 0, 0, after(10), &err);
+    if (c.fd) {
+      c.server = a;
       break;
     }
   }
-  if (!control) {
+  if (!c.fd) {
     std::string where = servers.front().to_string();
     if (err == ECONNREFUSED)
       throw runtime_error("no netserver is listening on " + where +
@@ -297,13 +301,30 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
                           " — is the host up, and is the port open in its firewall?");
     throw runtime_error("cannot connect to " + where + ": " + net::sys::errno_text(err));
   }
-  const std::string where = server.to_string();
-  const net::Address local = net::local_address(control.get());
-  result.local = {local.host(), local.port()};
-  result.remote = {server.host(), server.port()};
+  c.where = c.server.to_string();
+  const net::Address local = net::local_address(c.fd.get());
+  c.local = {local.host(), local.port()};
+  c.remote = {c.server.host(), c.server.port()};
+  return c;
+}
+
+// One test on an open control connection: netperf's request, the data
+// connection, the run, and the results. Throws Error for failures before
+// the test starts.
+TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOptions& o) {
+  TestResult result;
+  result.spec = spec;
+  const auto& info = spec::info(spec.test);
+  const bool udp = info.protocol == spec::Protocol::kUdp;
+  result.local = c.local;
+  result.remote = c.remote;
   result.server_software = "netperf protocol";
+  const net::Address& server = c.server;
+  const std::string& where = c.where;
+  const bool have_local = c.have_local;
+  int err = 0;
   // Data sockets bind to -L's address, on any port.
-  net::Address data_bind = local_bind;
+  net::Address data_bind = c.local_bind;
   data_bind.set_port(0);
 
   // 2. UDP: the data socket first, so the request can name its port.
@@ -330,11 +351,11 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
   if (o.measure_remote_cpu) request.flags |= np::kFlagMeasureCpu;
   if (udp_socket) name_local_socket(request, udp_socket.get());
   const np::Frame req_frame = np::encode_omni_request(request);
-  if (net::sys::write_all(control.get(), req_frame.data(), req_frame.size(), after(10)) !=
+  if (net::sys::write_all(c.fd.get(), req_frame.data(), req_frame.size(), after(10)) !=
       net::sys::IoStatus::kOk)
     throw runtime_error("the server at " + where + " went away (cannot send the test request)");
   np::Frame frame;
-  switch (read_frame(control.get(), &frame, after(kResponseTimeoutS), o, true)) {
+  switch (read_frame(c.fd.get(), &frame, after(kResponseTimeoutS), o, true)) {
     case Got::kFrame:
       break;
     case Got::kClosed:
@@ -388,7 +409,7 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
   side.launch();
   const Clock::time_point t0 = side.go();
   SideMeter meter;  // our CPU (and interface), as netperf -c measures it
-  meter.start(net::local_address(control.get()));
+  meter.start(net::local_address(c.fd.get()));
 
   // 5. Run until the time is up, the count is met, or the user interrupts.
   //    MAERTS ends when the server, whose timer it is, closes.
@@ -454,7 +475,7 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
   Got got = Got::kTimeout;
   for (Clock::duration gap = 50ms;; gap = std::min<Clock::duration>(2 * gap, 1s)) {
     auto until = end_marker ? std::min(results_deadline, Clock::now() + gap) : results_deadline;
-    got = read_frame(control.get(), &frame, until, o, false);
+    got = read_frame(c.fd.get(), &frame, until, o, false);
     if (got != Got::kTimeout || Clock::now() >= results_deadline) break;
     send_end_marks();
   }
@@ -471,14 +492,32 @@ TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptio
     result.error = fmt::format("the server at {} sent no results within {} s", where,
                                result.interrupted ? 5 : kResponseTimeoutS);
   }
-  // The control connection ends as netperf ends it: shutdown, then close.
-  ::shutdown(control.get(), SHUT_WR);
-  control.reset();
   if (result.error.empty()) {
     std::string flow_error = result.local_side.first_error();
     if (!flow_error.empty()) result.error = flow_error;
   }
   return result;
+}
+
+}  // namespace
+
+std::vector<TestResult> run_netperf_tests(const spec::TestSpec& spec, const NetperfClientOptions& o,
+                                          const std::function<bool(const TestResult&)>& again) {
+  Control c = open_control(spec, o);
+  std::vector<TestResult> results;
+  for (;;) {
+    results.push_back(run_on(c, spec, o));
+    const TestResult& r = results.back();
+    const bool more = again && again(r);  // `again` sees every run, the last one too
+    if (!more || !r.error.empty() || r.interrupted) break;
+  }
+  // The control connection ends as netperf ends it: shutdown, then close.
+  ::shutdown(c.fd.get(), SHUT_WR);
+  return results;
+}
+
+TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptions& o) {
+  return std::move(run_netperf_tests(spec, o, nullptr).front());
 }
 
 }  // namespace flowperf::session

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "net/socket.h"
 #include "session/controller.h"
@@ -29,5 +30,13 @@ struct NetperfClientOptions {
 // Throws Error before the test starts (no netserver, refused); failures
 // after the start come back in TestResult::error with partial results.
 TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptions& options);
+
+// The test run once, then again on the same control connection for as long
+// as `again` (called with every result) says so, as netperf does for -i/-I.
+// A run that fails or is interrupted is the last. Throws Error when the
+// first run cannot start; the results of the runs made, in order, otherwise.
+std::vector<TestResult> run_netperf_tests(const spec::TestSpec& spec,
+                                          const NetperfClientOptions& options,
+                                          const std::function<bool(const TestResult&)>& again);
 
 }  // namespace flowperf::session

@@ -337,6 +337,78 @@ TEST_F(E2E, FiftyConcurrentClientsAllFinish) {
 
 // ---- errors: message and exit code ----
 
+// --repeat 3 alone: exactly three runs, judged at 95% against ±2.5%.
+TEST_F(E2E, RepeatThreeTimesGivesAConfidenceObject) {
+  json j = run_json({"-t", "TCP_STREAM", "-l", "1", "--repeat", "3"});
+  ASSERT_TRUE(j.contains("confidence")) << j.dump();
+  const json& c = j["confidence"];
+  EXPECT_EQ(c["iterations"], 3);
+  EXPECT_EQ(c["min_iterations"], 3);
+  EXPECT_EQ(c["max_iterations"], 3);
+  EXPECT_EQ(c["level_percent"], 95);
+  EXPECT_DOUBLE_EQ(c["width_percent"].get<double>(), 5);
+  ASSERT_EQ(c["metrics"].size(), 1u);
+  const json& m = c["metrics"]["bits_per_second"];
+  ASSERT_EQ(m["values"].size(), 3u);
+  double sum = 0;
+  for (const auto& v : m["values"]) {
+    EXPECT_GT(v.get<double>(), 0);
+    sum += v.get<double>();
+  }
+  EXPECT_NEAR(m["mean"].get<double>(), sum / 3, 1e-6 * sum);
+  EXPECT_GE(m["half_width"].get<double>(), 0);
+  EXPECT_EQ(m["achieved"].get<bool>(), m["width_percent"].get<double>() <= 5);
+  EXPECT_EQ(c["achieved"], m["achieved"]);
+  // The rest of the document is the last run's.
+  EXPECT_DOUBLE_EQ(j["total"]["bits_per_second"].get<double>(), m["values"][2].get<double>());
+}
+
+// --confidence on an RR test: stops between 3 and --repeat runs, judging
+// the transaction rate and the p50 and p99 latency.
+TEST_F(E2E, ConfidenceOnRrJudgesRateAndLatency) {
+  json j = run_json({"-t", "TCP_RR", "-l", "1", "--confidence", "99,1000", "--repeat", "4"});
+  const json& c = j["confidence"];
+  EXPECT_EQ(c["level_percent"], 99);
+  EXPECT_EQ(c["min_iterations"], 3);
+  EXPECT_EQ(c["max_iterations"], 4);
+  EXPECT_GE(c["iterations"].get<int>(), 3);
+  EXPECT_LE(c["iterations"].get<int>(), 4);
+  for (const char* name : {"transactions_per_second", "latency_p50_us", "latency_p99_us"}) {
+    SCOPED_TRACE(name);
+    ASSERT_TRUE(c["metrics"].contains(name));
+    EXPECT_EQ(c["metrics"][name]["values"].size(), c["iterations"].get<size_t>());
+    EXPECT_GT(c["metrics"][name]["mean"].get<double>(), 0);
+  }
+  // A goal of ±500% is met at once unless the runs differ wildly.
+  if (c["achieved"].get<bool>()) {
+    EXPECT_EQ(c["iterations"], 3);
+  }
+}
+
+TEST_F(E2E, RepeatedTextShowsEachRunAndTheIntervals) {
+  Outcome o = client({"-t", "TCP_RR", "-l", "1", "--repeat", "2"}, 60s);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out.find("flowperf "), 0u) << o.out;
+  EXPECT_EQ(o.out.find("\nflowperf "), std::string::npos) << o.out;  // one header
+  EXPECT_NE(o.out.find("\nrun 1 (of at most 2):\n"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("\nrun 2 (of at most 2):\n"), std::string::npos) << o.out;
+  EXPECT_TRUE(std::regex_search(
+      o.out, std::regex(R"(\nconfidence: 95% intervals over 2 runs \(at most 2\); goal ±2\.50% of )"
+                        R"(the mean: (NOT )?achieved\n  transaction rate +\d+\.\d trans/s  ± )")))
+      << o.out;
+  EXPECT_NE(o.out.find("\n  latency p99 "), std::string::npos) << o.out;
+}
+
+TEST_F(E2E, BadConfidenceIsAUsageError) {
+  for (auto bad : {"100", "95,0", "x", "95,abc", "95,-5"}) {
+    Outcome o = client({"-t", "TCP_RR", "-l", "1", "--confidence", bad});
+    EXPECT_EQ(o.exit_code, 2) << bad;
+    EXPECT_NE(o.err.find("--confidence"), std::string::npos) << o.err;
+  }
+  Outcome o = client({"-l", "1", "--repeat", "0"});
+  EXPECT_EQ(o.exit_code, 2);
+}
+
 TEST_F(E2E, UnknownTestIsAUsageError) {
   Outcome o = client({"-t", "TCP_FOO"});
   EXPECT_EQ(o.exit_code, 2);

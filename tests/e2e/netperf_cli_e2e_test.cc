@@ -513,6 +513,95 @@ TEST_F(NetperfCli, CpuSelectorsKeyval) {
   EXPECT_EQ(kv["SD_UNITS"], "usec/Tran");
 }
 
+// ---- Confidence intervals (-I/-i) and the -v 2 histogram ---------------------------
+
+// `-I 99,5 -i 3,3 -l 1`: three runs, the banner's confidence note, then
+// either netperf's warning block or none before the usual table.
+TEST_F(NetperfCli, ConfidenceThreeRunsAndTheWarningBlock) {
+  Outcome o = netperf({"-I", "99,5", "-i", "3,3", "-l", "1"}, 90s);
+  ASSERT_FALSE(o.timed_out);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.err, "");  // -I/-i are applied, not "accepted but not applied"
+  auto lines = lines_of(o.out);
+  ASSERT_GE(lines.size(), 7u) << o.out;
+  EXPECT_EQ(lines[0],
+            std::string("MIGRATED TCP STREAM TEST") + kBannerTail + " : +/-2.500% @ 99% conf. ");
+  size_t table = 1;
+  if (lines[1] == "!!! WARNING") {
+    ASSERT_GE(lines.size(), 15u) << o.out;
+    EXPECT_EQ(lines[2], "!!! Desired confidence was not achieved within the specified iterations.");
+    EXPECT_EQ(lines[3], "!!! This implies that there was variability in the test environment that");
+    EXPECT_EQ(lines[4], "!!! must be investigated before going further.");
+    EXPECT_TRUE(std::regex_match(
+        lines[5], std::regex(R"(!!! Confidence intervals: Throughput      : \d+\.\d{3}%)")))
+        << lines[5];
+    // No -c/-C: netperf's constant -1 has no width.
+    EXPECT_EQ(lines[6], "!!!                       Local CPU util  : 0.000%");
+    EXPECT_EQ(lines[7], "!!!                       Remote CPU util : 0.000%");
+    EXPECT_EQ(lines[8], "");
+    table = 9;
+  }
+  ASSERT_EQ(lines.size(), table + 6) << o.out;
+  EXPECT_EQ(lines[table], "Recv   Send    Send                          ");
+  EXPECT_TRUE(std::regex_match(lines[table + 5],
+                               std::regex(R"( *\d+ +\d+ +16384 +\d\.\d\d +\d+\.\d\d   )")))
+      << lines[table + 5];
+}
+
+// The same through the selectors: how many runs, and the widths reached.
+TEST_F(NetperfCli, ConfidenceSelectors) {
+  Outcome o = netperf({"-t", "TCP_RR", "-I", "99,5", "-i", "3,3", "-l", "1", "--", "-k",
+                       "CONFIDENCE_LEVEL,CONFIDENCE_INTERVAL,CONFIDENCE_ITERATION,"
+                       "THROUGHPUT_CONFID,LOCAL_CPU_CONFID,REMOTE_CPU_CONFID,THROUGHPUT"},
+                      90s);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(std::regex_search(o.out, std::regex(R"(CONFIDENCE_LEVEL=99
+CONFIDENCE_INTERVAL=5\.000000
+CONFIDENCE_ITERATION=3
+THROUGHPUT_CONFID=\d+\.\d{3}
+LOCAL_CPU_CONFID=0\.000
+REMOTE_CPU_CONFID=0\.000
+THROUGHPUT=\d+\.\d\d
+$)"))) << o.out;
+  EXPECT_EQ(o.out.find("!!!"), std::string::npos) << o.out;
+  // Without -I/-i: one run and netperf's "not asked" values.
+  o = netperf({"-t", "TCP_RR", "-l", "1", "--", "-k",
+               "CONFIDENCE_LEVEL,CONFIDENCE_ITERATION,THROUGHPUT_CONFID"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(std::regex_search(
+      o.out, std::regex("CONFIDENCE_LEVEL=0\nCONFIDENCE_ITERATION=1\nTHROUGHPUT_CONFID=-1.000\n$")))
+      << o.out;
+}
+
+// `-t TCP_RR -v 2`: netperf's latency histogram after the verbose block,
+// its counts adding up to HIST_TOTAL, the transactions of the test.
+TEST_F(NetperfCli, VerboseRrHistogram) {
+  Outcome o = netperf({"-t", "TCP_RR", "-v", "2", "-l", "1"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  auto at = std::find(lines.begin(), lines.end(), "Histogram of request/response times");
+  ASSERT_NE(at, lines.end()) << o.out;
+  ASSERT_EQ(lines.end() - at, 11) << o.out;
+  EXPECT_EQ(*(at - 1), "");
+  const char* rows[] = {"UNIT_USEC     ", "TEN_USEC      ", "HUNDRED_USEC  ", "UNIT_MSEC     ",
+                        "TEN_MSEC      ", "HUNDRED_MSEC  ", "UNIT_SEC      ", "TEN_SEC       "};
+  uint64_t sum = 0;
+  for (int r = 0; r < 8; ++r) {
+    const std::string& line = *(at + 1 + r);
+    ASSERT_EQ(line.rfind(rows[r], 0), 0u) << line;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(line, m, std::regex(R"([A-Z_ ]{14}((: +\d+){10}))"))) << line;
+    std::istringstream cells(std::regex_replace(m[1].str(), std::regex(":"), " "));
+    for (uint64_t n; cells >> n;) sum += n;
+  }
+  std::smatch m;
+  ASSERT_TRUE(std::regex_match(*(at + 9), m, std::regex(R"(>100_SECS: (\d+))"))) << *(at + 9);
+  sum += std::stoull(m[1]);
+  ASSERT_TRUE(std::regex_match(*(at + 10), m, std::regex(R"(HIST_TOTAL:      (\d+))")));
+  EXPECT_EQ(sum, std::stoull(m[1]));
+  EXPECT_GT(sum, 0u);
+}
+
 // ---- Interim results, errors, help ----------------------------------------------
 
 TEST_F(NetperfCli, InterimResultsBeforeTheTable) {

@@ -394,6 +394,21 @@ TEST(NetperfWireSelf, NoServerIsAClearError) {
   }
 }
 
+TEST(NetperfWireSelf, RepeatedRunsShareOneControlConnection) {
+  InProcessServer server;
+  session::NetperfClientOptions o;
+  o.host = "127.0.0.1";
+  o.port = server.port();
+  int asked = 0;
+  auto runs = session::run_netperf_tests(make_spec(TestKind::kTcpRr), o,
+                                         [&](const session::TestResult&) { return ++asked < 3; });
+  ASSERT_EQ(runs.size(), 3u);
+  for (const auto& r : runs) {
+    expect_consistent(r);
+    EXPECT_EQ(r.local.port, runs.front().local.port);  // one control connection
+  }
+}
+
 TEST(NetperfWireSelf, InterruptStopsEarlyWithPartialResults) {
   InProcessServer server;
   std::atomic<bool> stop{false};
@@ -460,6 +475,31 @@ TEST(NetperfInterop, NetperfPersonalityAgainstRealNetserver) {
     EXPECT_EQ(o.exit_code, 0) << o.err;
     EXPECT_FALSE(o.out.empty());
   }
+}
+
+// netperf repeats a test for -i/-I on one control connection; a real
+// netserver takes the next request after sending its results.
+TEST(NetperfInterop, RepeatedRunsOnOneControlConnectionToRealNetserver) {
+  REQUIRE_PEER();
+  Netserver ns;
+  ASSERT_NE(ns.port(), 0) << "netserver did not start";
+  for (TestKind kind : {TestKind::kTcpStream, TestKind::kUdpRr}) {
+    SCOPED_TRACE(spec::info(kind).name);
+    session::NetperfClientOptions o;
+    o.host = "127.0.0.1";
+    o.port = ns.port();
+    int asked = 0;
+    auto runs = session::run_netperf_tests(make_spec(kind), o,
+                                           [&](const session::TestResult&) { return ++asked < 3; });
+    ASSERT_EQ(runs.size(), 3u);
+    EXPECT_EQ(asked, 3);  // asked after every run, the last one too
+    for (const auto& r : runs) expect_consistent(r);
+  }
+  Process p({kBin, "netperf", "-H", "127.0.0.1", "-p", std::to_string(ns.port()), "-l", "1", "-i",
+             "3,3", "--", "-k", "CONFIDENCE_ITERATION"});
+  Outcome out = p.wait(90s);
+  EXPECT_EQ(out.exit_code, 0) << out.err;
+  EXPECT_NE(out.out.find("CONFIDENCE_ITERATION=3\n"), std::string::npos) << out.out;
 }
 
 // ---- (b) a real netperf against flowperf's server ----

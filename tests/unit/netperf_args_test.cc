@@ -219,15 +219,27 @@ TEST(NetperfArgs, CpuFlagsTakeAnOptionalRate) {
   EXPECT_EQ(a.host, "h");
 }
 
-TEST(NetperfArgs, ConfidenceIsAcceptedAndNoted) {
+TEST(NetperfArgs, ConfidenceLevelWidthAndIterations) {
   NetperfArgs a = parse({"-I", "95,5"});
   EXPECT_EQ(a.confidence_level, 95);
   EXPECT_DOUBLE_EQ(a.confidence_width, 5);
-  EXPECT_EQ(a.not_applied, std::vector<std::string>{"-I (confidence intervals)"});
+  EXPECT_EQ(a.iterations_max, 10);  // -I alone: netperf's 10 and 3
+  EXPECT_EQ(a.iterations_min, 3);
+  EXPECT_TRUE(a.not_applied.empty());
+  EXPECT_FALSE(a.result_confidence_only);
   a = parse({"-i", "10,3"});
   EXPECT_EQ(a.iterations_max, 10);
   EXPECT_EQ(a.iterations_min, 3);
-  EXPECT_EQ(a.confidence_level, 99);
+  EXPECT_EQ(a.confidence_level, 99);  // -i alone: 99% and 5%
+  EXPECT_DOUBLE_EQ(a.confidence_width, 5);
+  EXPECT_TRUE(a.not_applied.empty());
+  a = parse({"-i", "2,1"});  // netperf floors both at 3
+  EXPECT_EQ(a.iterations_max, 3);
+  EXPECT_EQ(a.iterations_min, 3);
+  a = parse({"-i", "5,8"});  // max below min becomes min
+  EXPECT_EQ(a.iterations_max, 8);
+  EXPECT_EQ(a.iterations_min, 8);
+  EXPECT_TRUE(parse({"-r", "-I", "99,5"}).result_confidence_only);
   a = parse({"-i", "50"});  // netperf clamps to 30
   EXPECT_EQ(a.iterations_max, 30);
   EXPECT_EQ(a.iterations_min, 30);

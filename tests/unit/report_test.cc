@@ -224,5 +224,118 @@ TEST(JsonReport, NonFiniteNumbersBecomeNull) {
   EXPECT_TRUE(j["remote"].is_null());
 }
 
+// ---- Repeated tests (--repeat / --confidence) ----------------------------
+
+// A TCP_STREAM run delivering `bytes` in 2 s.
+session::TestResult stream_run(uint64_t bytes) {
+  auto r = base(spec::TestKind::kTcpStream);
+  auto l = flow(0);
+  l.bytes_sent = bytes;
+  auto s = flow(0);
+  s.bytes_recv = bytes;
+  r.local_side.flows = {l};
+  r.remote_side.flows = {s};
+  return r;
+}
+
+// A TCP_RR run of `n` transactions in 2 s, half at `fast` us, half at `slow`.
+session::TestResult rr_run(uint64_t n, uint64_t fast_us, uint64_t slow_us) {
+  auto r = base(spec::TestKind::kTcpRr);
+  auto l = flow(0);
+  l.transactions = n;
+  r.local_side.flows = {l};
+  r.local_side.latency.record_n(fast_us * 1000, n / 2);
+  r.local_side.latency.record_n(slow_us * 1000, n - n / 2);
+  return r;
+}
+
+TEST(Repeat, StreamTestsAreJudgedOnThroughput) {
+  const auto m = repeat_metrics(spec::TestKind::kUdpStream);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].name, "bits_per_second");
+  EXPECT_EQ(repeat_sample(stream_run(250'000'000)), std::vector<double>{1e9});
+}
+
+TEST(Repeat, RrTestsAreJudgedOnRateAndLatency) {
+  const auto m = repeat_metrics(spec::TestKind::kTcpCrr);
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[1].name, "latency_p50_us");
+  EXPECT_EQ(m[2].name, "latency_p99_us");
+  // Percentiles are bucket midpoints: within 1% of the samples.
+  const auto v = repeat_sample(rr_run(100, 20, 90));
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_DOUBLE_EQ(v[0], 50);
+  EXPECT_NEAR(v[1], 20, 0.2);
+  EXPECT_NEAR(v[2], 90, 0.9);
+  // No transaction: no latency, 0 rather than an invented figure.
+  EXPECT_EQ(repeat_sample(rr_run(0, 20, 90)), (std::vector<double>{0, 0, 0}));
+}
+
+measure::ConfidenceLoop fed(spec::TestKind kind, measure::ConfidenceGoal goal,
+                            const std::vector<session::TestResult>& runs) {
+  measure::ConfidenceLoop loop(goal, repeat_metrics(kind));
+  for (const auto& r : runs)
+    if (!loop.add(repeat_sample(r))) break;
+  return loop;
+}
+
+TEST(Repeat, TextShowsEachFiguresInterval) {
+  // 1.00, 1.02 and 0.98 Gbit/s: mean 1 Gbit/s, s 0.02, 95% half-width
+  // 4.303 x 0.02 / sqrt(3) = 49.68 Mbit/s, i.e. ±4.97%: wider than ±2.5%.
+  auto loop = fed(spec::TestKind::kTcpStream, {95, 5, 3, 3},
+                  {stream_run(250'000'000), stream_run(255'000'000), stream_run(245'000'000)});
+  TextOptions o;
+  o.unit = core::RateUnit::Auto;
+  EXPECT_EQ(text_confidence(loop, o),
+            "\nconfidence: 95% intervals over 3 runs (at most 3); goal ±2.50% of the mean: NOT "
+            "achieved\n"
+            "  throughput               1.00 Gbit/s  ±       49.68 Mbit/s  ±4.97%  NOT achieved\n");
+  EXPECT_EQ(text_run_heading(2, 10), "\nrun 2 (of at most 10):\n");
+}
+
+TEST(Repeat, TextForRrAndForASingleRun) {
+  auto loop = fed(spec::TestKind::kTcpRr, {99, 10, 1, 1}, {rr_run(100, 20, 20)});
+  EXPECT_EQ(text_confidence(loop, TextOptions{}),
+            "\nconfidence: 99% intervals over 1 run (at most 1); goal ±5.00% of the mean: NOT "
+            "achieved\n"
+            "  transaction rate        50.0 trans/s  (one run: no interval)\n"
+            "  latency p50                  20.0 us  (one run: no interval)\n"
+            "  latency p99                  20.0 us  (one run: no interval)\n");
+}
+
+TEST(Repeat, JsonConfidenceObject) {
+  auto loop = fed(spec::TestKind::kTcpRr, {95, 20, 3, 10},
+                  {rr_run(100, 20, 90), rr_run(102, 20, 90), rr_run(98, 20, 90)});
+  ASSERT_TRUE(loop.done());  // latency steady, rate within ±10%: three runs do
+  auto j = result_json(rr_run(98, 20, 90), loop);
+  const auto& c = j["confidence"];
+  EXPECT_EQ(c["level_percent"], 95);
+  EXPECT_DOUBLE_EQ(c["width_percent"].get<double>(), 20);
+  EXPECT_EQ(c["min_iterations"], 3);
+  EXPECT_EQ(c["max_iterations"], 10);
+  EXPECT_EQ(c["iterations"], 3);
+  EXPECT_TRUE(c["achieved"].get<bool>());
+  const auto& rate = c["metrics"]["transactions_per_second"];
+  EXPECT_DOUBLE_EQ(rate["mean"].get<double>(), 50);
+  EXPECT_DOUBLE_EQ(rate["stddev"].get<double>(), 1);
+  EXPECT_NEAR(rate["half_width"].get<double>(), 4.30265272975 / std::sqrt(3.0), 1e-9);
+  EXPECT_NEAR(rate["width_percent"].get<double>(), 200 * 4.30265272975 / std::sqrt(3.0) / 50, 1e-9);
+  EXPECT_EQ(rate["values"], nlohmann::json({50.0, 51.0, 49.0}));
+  EXPECT_TRUE(rate["achieved"].get<bool>());
+  EXPECT_TRUE(rate["governs"].get<bool>());
+  EXPECT_EQ(c["metrics"]["latency_p99_us"]["width_percent"], 0.0);
+  // The rest of the document is the run given (the last).
+  EXPECT_EQ(j["total"]["transactions"], 98);
+  EXPECT_FALSE(result_json(rr_run(98, 20, 90)).contains("confidence"));
+  // One run: the infinite width is null, never a bare number.
+  auto once = fed(spec::TestKind::kTcpRr, {95, 5, 1, 1}, {rr_run(100, 20, 90)});
+  auto single = confidence_json(once);
+  EXPECT_TRUE(single["metrics"]["latency_p50_us"]["half_width"].is_null());
+  EXPECT_FALSE(single["achieved"].get<bool>());
+  nlohmann::json back;
+  EXPECT_NO_THROW(back = nlohmann::json::parse(single.dump()));
+  EXPECT_TRUE(back["metrics"].is_object());
+}
+
 }  // namespace
 }  // namespace flowperf::report
