@@ -404,7 +404,9 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
         if (level != 95 && level != 99) throw bad('I', v, "the confidence level is 95 or 99");
         a.confidence_level = level;
       }
-      if (p.second && p.second != p.first) {
+      // Like every pair option, a lone value sets both: `-I 99` asks for a
+      // 99% interval 99% wide, as in netperf.
+      if (p.second) {
         auto w = to_double(*p.second);
         if (!w || *w <= 0) throw bad('I', v, "the interval width is a percentage above 0");
         a.confidence_width = *w;

@@ -379,9 +379,16 @@ TEST_F(E2E, ConfidenceOnRrJudgesRateAndLatency) {
     EXPECT_EQ(c["metrics"][name]["values"].size(), c["iterations"].get<size_t>());
     EXPECT_GT(c["metrics"][name]["mean"].get<double>(), 0);
   }
-  // A goal of ±500% is met at once unless the runs differ wildly.
+  // Achieved: every governing figure is within the goal (±500%); not
+  // achieved: the loop ran to its maximum.
   if (c["achieved"].get<bool>()) {
-    EXPECT_EQ(c["iterations"], 3);
+    for (const auto& [name, m] : c["metrics"].items()) {
+      if (m["governs"].get<bool>()) {
+        EXPECT_LE(m["width_percent"].get<double>(), 1000) << name;
+      }
+    }
+  } else {
+    EXPECT_EQ(c["iterations"], 4);
   }
 }
 

@@ -227,6 +227,12 @@ TEST(NetperfArgs, ConfidenceLevelWidthAndIterations) {
   EXPECT_EQ(a.iterations_min, 3);
   EXPECT_TRUE(a.not_applied.empty());
   EXPECT_FALSE(a.result_confidence_only);
+  a = parse({"-I", "99"});  // a lone value sets both, as netperf does
+  EXPECT_EQ(a.confidence_level, 99);
+  EXPECT_DOUBLE_EQ(a.confidence_width, 99);
+  a = parse({"-I", "99,"});  // the level only: the width stays netperf's 5
+  EXPECT_EQ(a.confidence_level, 99);
+  EXPECT_DOUBLE_EQ(a.confidence_width, 5);
   a = parse({"-i", "10,3"});
   EXPECT_EQ(a.iterations_max, 10);
   EXPECT_EQ(a.iterations_min, 3);
