@@ -202,16 +202,18 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   return s;
 }
 
-// An in-process server on 127.0.0.1, ephemeral port: the no-host default.
+// An in-process server on loopback (127.0.0.1, or ::1 with -6), ephemeral
+// port: the no-host default.
 struct Embedded {
   session::Server server;
-  Embedded() : server(make_config()) {
+  const char* host;
+  explicit Embedded(bool v6 = false) : server(make_config(v6)), host(v6 ? "::1" : "127.0.0.1") {
     server.bind();
     server.start_background();
   }
-  static session::ServerConfig make_config() {
+  static session::ServerConfig make_config(bool v6) {
     session::ServerConfig c;
-    c.bind_host = "127.0.0.1";
+    c.bind_host = v6 ? "::1" : "127.0.0.1";
     c.port = 0;
     c.log = nullptr;
     return c;
@@ -239,8 +241,8 @@ int run_client(const ClientArgs& a) {
   std::unique_ptr<Embedded> embedded;
   session::ClientOptions o;
   if (a.host.empty()) {
-    embedded = std::make_unique<Embedded>();
-    o.host = "127.0.0.1";
+    embedded = std::make_unique<Embedded>(a.v6);
+    o.host = embedded->host;
     o.port = embedded->server.port();
   } else {
     o.host = a.host;
@@ -442,7 +444,8 @@ int native_main(int argc, char** argv) {
   app.set_version_flag("-V,--version", std::string("flowperf ") + kVersion);
   ClientArgs c;
   CLI::Option* host = app.add_option(
-      "-H,--host", c.host, "server to test against (default: an embedded server on 127.0.0.1)");
+      "-H,--host", c.host,
+      "server to test against (default: an embedded server on 127.0.0.1, or ::1 with -6)");
   app.add_option("-p,--port", c.port, "server control port")
       ->capture_default_str()
       ->check(CLI::Range(1, 65535));
@@ -454,7 +457,8 @@ int native_main(int argc, char** argv) {
   CLI::Option* count = app.add_option(
       "-n,--count", c.count, "stop after this many bytes (stream) or transactions (RR) in all");
   CLI::Option* send_size = app.add_option(
-      "-m,--send-size", c.send_size, "bytes per send (stream tests; default 128K TCP, 1472 UDP)");
+      "-m,--send-size", c.send_size,
+      "bytes per send (stream tests; default 128K TCP, 1472 UDP, 1452 UDP over IPv6)");
   CLI::Option* recv_size =
       app.add_option("-M,--recv-size", c.recv_size, "bytes per receive (stream tests)");
   CLI::Option* local_buf =

@@ -144,9 +144,11 @@ net::Fd connect_control(const ClientOptions& o, net::Address* used) {
 
 }  // namespace
 
-TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
+TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   TestResult result;
-  result.spec = spec;
+  result.spec = asked;
+  // Settled once the server's address is known (see below); used from then on.
+  spec::TestSpec& spec = result.spec;
 
   // 1. Control connection and version handshake.
   net::Address server;
@@ -159,6 +161,12 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   auto welcome = control.expect<proto::Welcome>(10);
   result.server_software = welcome.software;
   result.server_hostname = welcome.hostname;
+
+  // The default UDP datagram fills one Ethernet frame without fragments:
+  // 1472 bytes over IPv4, 1452 over IPv6 (its header is 20 bytes longer).
+  if (spec::info(spec.test).protocol == spec::Protocol::kUdp && spec.send_size == 0 &&
+      server.family() == AF_INET6)
+    spec.send_size = spec::kUdpDefaultSizeV6;
 
   // 2. Describe the test; the server opens its data sockets.
   control.send(proto::Setup{spec});

@@ -44,7 +44,7 @@ std::optional<TestKind> parse_test_name(std::string_view name) {
 
 uint32_t TestSpec::effective_send_size() const {
   if (send_size) return send_size;
-  return info(test).protocol == Protocol::kUdp ? 1472 : 128 * 1024;
+  return info(test).protocol == Protocol::kUdp ? kUdpDefaultSizeV4 : 128 * 1024;
 }
 
 uint32_t TestSpec::effective_recv_size() const {

@@ -37,6 +37,9 @@ inline constexpr uint32_t kMaxUdpPayloadV6 = 65527;
 inline constexpr uint32_t kMaxMessage = 1u << 30;  // one send/recv call, TCP
 inline constexpr uint32_t kMaxStreams = 100000;
 
+// UDP datagrams that fill a 1500-byte Ethernet frame without fragments.
+inline constexpr uint32_t kUdpDefaultSizeV4 = 1472, kUdpDefaultSizeV6 = 1452;
+
 struct TestSpec {
   TestKind test = TestKind::kTcpStream;
   IpFamily ip_family = IpFamily::kAny;
@@ -70,6 +73,8 @@ struct TestSpec {
   // --cc); empty: the system default.
   std::string congestion_control;
 
+  // The default UDP size is kUdpDefaultSizeV4; a client that finds it
+  // talks IPv6 sets kUdpDefaultSizeV6 explicitly.
   uint32_t effective_send_size() const;
   uint32_t effective_recv_size() const;
   // Bytes the server sends per call (MAERTS) or expects (STREAM).

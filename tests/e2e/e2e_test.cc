@@ -531,6 +531,26 @@ TEST(E2EStandalone, EmbeddedServerWhenNoHostIsGiven) {
   EXPECT_NE(o.out.find("127.0.0.1"), std::string::npos);
 }
 
+// -6 with no host: the embedded server listens on ::1, and the default UDP
+// datagram shrinks to 1452 bytes so that it fits a 1500-byte frame in IPv6.
+TEST(E2EStandalone, EmbeddedServerOnIpv6WithTheIpv6UdpSize) {
+  Process p({kBin, "-6", "-t", "UDP_STREAM", "-l", "0.5", "-b", "10M", "--json"});
+  Outcome o = p.wait(30s);
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  json j = json::parse(o.out);
+  EXPECT_EQ(j["endpoints"]["remote"]["host"], "::1");
+  EXPECT_EQ(j["spec"]["send_size"], 1452);
+  const json& t = j["total"];
+  EXPECT_EQ(t["bytes_sent"].get<uint64_t>(), 1452 * t["datagrams_sent"].get<uint64_t>());
+  // Over IPv4 the default stays 1472.
+  Process p4({kBin, "-4", "-t", "UDP_STREAM", "-l", "0.3", "-b", "10M", "--json"});
+  Outcome o4 = p4.wait(30s);
+  ASSERT_EQ(o4.exit_code, 0) << o4.err;
+  json j4 = json::parse(o4.out);
+  const json& t4 = j4["total"];
+  EXPECT_EQ(t4["bytes_sent"].get<uint64_t>(), 1472 * t4["datagrams_sent"].get<uint64_t>());
+}
+
 TEST(E2EStandalone, NoArgumentsRunsTheLoopbackSuite) {
   Process p({kBin});
   Outcome o = p.wait(60s);
