@@ -369,6 +369,7 @@ struct ServerArgs {
   bool v4 = false, v6 = false, daemon = false, quiet = false;
   uint32_t max_tests = 100;
   double max_duration = 3600;
+  double control_timeout = 10;
 };
 
 int run_server(const ServerArgs& a) {
@@ -379,6 +380,7 @@ int run_server(const ServerArgs& a) {
   c.family = a.v4 ? net::Family::kV4 : a.v6 ? net::Family::kV6 : net::Family::kAny;
   c.max_tests = a.max_tests;
   c.max_duration_s = a.max_duration;
+  c.control_timeout_s = a.control_timeout;
   c.log = a.quiet ? nullptr : stdout;
   if (a.daemon) {
     // Detach: the parent returns once the child has its own session.
@@ -512,6 +514,11 @@ int native_main(int argc, char** argv) {
   server->add_option("--max-duration", sa.max_duration, "longest test allowed, seconds")
       ->capture_default_str()
       ->check(finite_range(1, 31536000));
+  server
+      ->add_option("--control-timeout", sa.control_timeout,
+                   "longest wait for a client's next control message outside a test, seconds")
+      ->capture_default_str()
+      ->check(finite_range(0.1, 3600));
 
   try {
     app.parse(argc, argv);

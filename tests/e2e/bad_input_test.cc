@@ -160,7 +160,7 @@ std::vector<BadInput> native_cases() {
 
 std::vector<BadInput> server_cases() {
   const std::vector<std::string> port = {"-p", "--port"}, mt = {"--max-tests"},
-                                 md = {"--max-duration"};
+                                 md = {"--max-duration"}, ct = {"--control-timeout"};
   return {
       {"port_over_65535", Front::kServer, {"-B", "127.0.0.1", "-p", "70000"}, port, nullptr, true},
       {"port_negative", Front::kServer, {"-B", "127.0.0.1", "-p", "-1"}, port, nullptr, true},
@@ -175,6 +175,10 @@ std::vector<BadInput> server_cases() {
       {"max_duration_inf", Front::kServer, {"--max-duration", "inf"}, md},
       {"max_duration_not_a_number", Front::kServer, {"--max-duration", "x"}, md},
       {"max_duration_nan", Front::kServer, {"--max-duration", "nan"}, md},
+      {"control_timeout_zero", Front::kServer, {"--control-timeout", "0"}, ct},
+      {"control_timeout_negative", Front::kServer, {"--control-timeout", "-2"}, ct},
+      {"control_timeout_nan", Front::kServer, {"--control-timeout", "nan"}, ct},
+      {"control_timeout_huge", Front::kServer, {"--control-timeout", "1e9"}, ct},
       {"v4_and_v6", Front::kServer, {"-4", "-6"}, {"-4", "-6"}},
       {"quiet_with_value", Front::kServer, {"-q=3"}, {"-q", "-=3"}},
       {"stray_word", Front::kServer, {"stray"}, {"stray"}},
