@@ -307,8 +307,9 @@ void Netns::tcp_stream_through_tbf(uint64_t rate_bps, int mtu, const std::string
   // the window opens in a few ms), and the sender's elapsed time ends only
   // when the receiver has read everything (its end-of-file), so the bytes
   // still queued at the stop are both counted and timed. The whole-test
-  // goodput is then unbiased; -i intervals are not needed.
-  json j = client({"-t", "TCP_STREAM", "-l", "4"});
+  // goodput is then unbiased. The receiver's -i intervals show the rate is
+  // steady, not an average of bursts.
+  json j = client({"-t", "TCP_STREAM", "-l", "4", "-i", "0.5"});
   ASSERT_TRUE(j.is_object());
   QdiscStats after = qdisc_stats(net_->b);
   expect_tcp_stream_reconciles(j);
@@ -327,6 +328,23 @@ void Netns::tcp_stream_through_tbf(uint64_t rate_bps, int mtu, const std::string
   double measured = j["total"]["bits_per_second"];
   double err = report(label + " goodput", expected / 1e6, measured / 1e6, "Mbit/s");
   EXPECT_LT(std::fabs(err), 3.0) << "goodput off the link's truth by more than 3%";
+
+  // Every whole interval but the first (the window opening, tbf's first
+  // burst) delivers the link's goodput within 10%.
+  const json& riv = j["remote"]["intervals"];
+  ASSERT_GE(riv.size(), 6u);
+  double worst = 0;
+  for (size_t i = 1; i + 1 < riv.size(); ++i) {
+    const json& iv = riv[i];
+    const double dt = iv["end_s"].get<double>() - iv["start_s"].get<double>();
+    if (dt < 0.4) continue;  // a short one, after a late sample
+    const double rate = 8.0 * static_cast<double>(u64(iv["flows"][0]["bytes_recv"])) / dt;
+    const double off = 100.0 * (rate - expected) / expected;
+    if (std::fabs(off) > std::fabs(worst)) worst = off;
+    EXPECT_LT(std::fabs(off), 10.0) << "interval " << i << ": " << rate / 1e6 << " Mbit/s";
+  }
+  note(label + ": the receiver's worst 0.5 s interval is " + std::to_string(worst) +
+       "% off the link's goodput");
 
   // What tbf charged: every packet on B's egress is a data segment or the
   // control connection's, each payload plus 66 bytes (14 + 20 + 32).
