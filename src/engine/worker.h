@@ -5,7 +5,10 @@
 //
 // A worker holding a single flow that can block drives it with blocking
 // sockets (one system call per send or receive); any other worker runs an
-// epoll loop over its flows.
+// epoll loop over its flows. With busy_poll, workers never sleep: a single
+// flow is stepped again at once on EAGAIN, and the epoll loop polls with a
+// zero timeout. The loop's timers are a heap, so a worker with thousands of
+// flows does no per-flow work on a wake-up beyond the flows that are ready.
 #pragma once
 
 #include <atomic>
@@ -24,7 +27,7 @@ class Side {
   // one worker share a histogram (per-stream percentiles are then absent).
   static constexpr size_t kPerFlowHistogramLimit = 256;
 
-  Side(std::vector<std::unique_ptr<Flow>> flows, unsigned threads);
+  Side(std::vector<std::unique_ptr<Flow>> flows, unsigned threads, bool busy_poll = false);
   ~Side();
   Side(const Side&) = delete;
   Side& operator=(const Side&) = delete;
@@ -49,6 +52,7 @@ class Side {
   const measure::Histogram* flow_histogram(size_t i) const;
   Clock::time_point start_time() const { return start_; }
   unsigned threads() const { return static_cast<unsigned>(groups_.size()); }
+  bool busy_poll() const { return busy_poll_; }
 
  private:
   void run_worker(size_t group) noexcept;
@@ -61,6 +65,7 @@ class Side {
   std::atomic<bool> gate_{false};
   std::atomic<size_t> finished_{0};
   Clock::time_point start_{};
+  bool busy_poll_ = false;
 };
 
 }  // namespace flowperf::engine

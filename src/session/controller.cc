@@ -137,7 +137,7 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   net::Address crr_server = server;
   crr_server.set_port(ok.tcp_port);
   engine::Side side(engine::client_flows(spec, std::move(sockets), crr_server),
-                    spec::default_threads(spec));
+                    spec::default_threads(spec), spec.busy_poll);
   side.launch();
 
   // 4. Start both sides together.

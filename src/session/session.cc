@@ -145,7 +145,8 @@ class Session {
     if (!std::holds_alternative<proto::Start>(m))
       throw proto::ProtocolError("expected start, got " + std::string(proto::message_name(m)));
 
-    engine::Side side(engine::server_flows(spec_, std::move(sockets), crr_listeners), threads);
+    engine::Side side(engine::server_flows(spec_, std::move(sockets), crr_listeners), threads,
+                      spec_.busy_poll);
     side.launch();
     side.go();
     SideMeter meter;
