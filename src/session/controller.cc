@@ -13,6 +13,7 @@
 #include "net/sys.h"
 #include "proto/framing.h"
 #include "session/data_plane.h"
+#include "session/descriptor_budget.h"
 #include "session/side_meter.h"
 
 namespace flowperf::session {
@@ -108,6 +109,8 @@ IntervalSample sample_interval(const engine::Side& side, std::vector<IntervalFlo
 TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   TestResult result;
   result.spec = spec;
+  net::raise_fd_limit();
+  check_descriptors(spec, 1, spec::default_threads(spec));
 
   // 1. Control connection and version handshake.
   net::Address server;
@@ -127,7 +130,6 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
   result.remote_side.threads = ok.threads;
 
   // 3. Our data sockets and flows; the workers wait at the gate.
-  net::raise_fd_limit();
   auto sockets = open_client_sockets(spec, server, ok, after(30));
   int sndbuf = 0, rcvbuf = 0;
   if (!sockets.empty()) {

@@ -18,6 +18,7 @@
 #include "net/sys.h"
 #include "proto/framing.h"
 #include "session/data_plane.h"
+#include "session/descriptor_budget.h"
 #include "session/server.h"
 #include "session/side_meter.h"
 #include "session/test_slot.h"
@@ -123,6 +124,12 @@ class Session {
       return;
     }
     const unsigned threads = spec::default_threads(spec_);
+    if (DescriptorBudget b = descriptor_budget(spec_, 1, threads); !b.fits()) {
+      std::string why = descriptor_problem(spec_, b, 1, " on the server");
+      reply_error("invalid_spec", why);
+      log("refused: " + why);
+      return;
+    }
     ServerDataPlane plane = open_server_plane(spec_, local_, threads);
     std::random_device rd;
     const uint64_t cookie = (uint64_t{rd()} << 32) | rd();
