@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "report/summary.h"
 #include "report/text_report.h"
 #include "session/controller.h"
+#include "session/descriptor_budget.h"
 #include "session/server.h"
 #include "spec/test_spec.h"
 
@@ -37,6 +40,8 @@ struct ClientArgs {
   bool nodelay = false, json = false, v4 = false, v6 = false, cpu = false, nic = false;
   uint32_t udp_rr_min_timeout_us = 50;
   std::string cc;
+  std::optional<uint32_t> batch;  // not given: UDP_STREAM batches 32, other tests 1
+  bool gso = false, busy_poll = false;
 };
 
 uint32_t size_arg(const std::string& opt, const std::string& text) {
@@ -78,6 +83,8 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.nodelay = a.nodelay;
   s.udp_rr_min_timeout_us = a.udp_rr_min_timeout_us;
   s.congestion_control = a.cc;
+  s.gso = a.gso;
+  s.busy_poll = a.busy_poll;
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
   s.ip_family = a.v4 ? spec::IpFamily::kV4 : a.v6 ? spec::IpFamily::kV6 : spec::IpFamily::kAny;
   if (!a.count.empty()) {
@@ -101,6 +108,13 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   }
   if (s.send_size == 0 && !a.send_size.empty())
     throw usage_error("-m 0: the send size must be at least 1 byte");
+  // UDP_STREAM batches by default (named in the output and JSON as
+  // "batch N"); every other test moves one message per system call.
+  s.batch = a.batch ? *a.batch
+            : s.test == spec::TestKind::kUdpStream
+                ? (s.gso ? std::min(spec::kDefaultUdpStreamBatch, spec::max_gso_batch(s))
+                         : spec::kDefaultUdpStreamBatch)
+                : 1;
   auto problems = spec::validate(s);
   if (!problems.empty()) {
     std::string all;
@@ -142,6 +156,8 @@ int run_client(const ClientArgs& a) {
   text.cpu = a.cpu;
   text.nic = a.nic;
 
+  // Both ends' sockets live in this process when the server is embedded.
+  session::check_descriptors(s, a.host.empty() ? 2 : 1, spec::default_threads(s));
   std::unique_ptr<Embedded> embedded;
   session::ClientOptions o;
   if (a.host.empty()) {
@@ -337,6 +353,13 @@ int native_main(int argc, char** argv) {
                "show CPU utilization and service demand of both ends (JSON always has them)");
   app.add_flag("-4", c.v4, "IPv4 only");
   app.add_flag("-6", c.v6, "IPv6 only");
+  app.add_option("--batch", c.batch,
+                 "UDP_STREAM: datagrams per sendmmsg/recvmmsg call (default 32; 1 = one per call)");
+  app.add_flag("--gso", c.gso,
+               "UDP_STREAM: send each batch as one UDP GSO buffer, receive with GRO");
+  app.add_flag("--busy-poll", c.busy_poll,
+               "spin on non-blocking sockets instead of sleeping (both ends; one busy CPU per "
+               "worker thread)");
   app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
                  "UDP_RR: smallest per-transaction timeout in microseconds")
       ->capture_default_str();
