@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +39,12 @@ void sleep_until(Clock::time_point t) {
   ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
 }
 
+// Empties a worker's wake-up eventfd once the wake-up has been seen.
+void clear_waker(int fd) noexcept {
+  uint64_t v;
+  [[maybe_unused]] ssize_t n = ::read(fd, &v, sizeof v);
+}
+
 // The epoll driver's bookkeeping for one flow.
 struct Slot {
   Flow* flow = nullptr;
@@ -59,11 +66,16 @@ struct Timer {
 class EpollDriver final : public FlowHost {
  public:
   EpollDriver(std::vector<Flow*>& flows, const std::atomic<Phase>& phase,
-              std::atomic<size_t>& finished, bool busy_poll)
+              std::atomic<size_t>& finished, bool busy_poll, int waker)
       : phase_(phase),
         finished_(finished),
         busy_poll_(busy_poll),
+        waker_(waker),
         ep_(::epoll_create1(EPOLL_CLOEXEC)) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = nullptr;  // the waker; every flow's slot is non-null
+    if (waker_ >= 0) ::epoll_ctl(ep_.get(), EPOLL_CTL_ADD, waker_, &ev);
     slots_.resize(flows.size());
     for (size_t i = 0; i < flows.size(); ++i) {
       slots_[i].flow = flows[i];
@@ -115,6 +127,10 @@ class EpollDriver final : public FlowHost {
       else if (spin)
         ::sched_yield();  // as drive_single does: let a queued peer run
       for (int i = 0; i < n; ++i) {
+        if (!events[i].data.ptr) {  // the phase changed: seen at the top of the loop
+          clear_waker(waker_);
+          continue;
+        }
         Slot& s = *static_cast<Slot*>(events[i].data.ptr);
         if (s.active) active -= apply(s, s.flow->step(phase_, now), now);
       }
@@ -208,6 +224,7 @@ class EpollDriver final : public FlowHost {
   const std::atomic<Phase>& phase_;
   std::atomic<size_t>& finished_;
   const bool busy_poll_;
+  const int waker_;
   net::Fd ep_;
   std::vector<Slot> slots_;
   std::vector<Timer> heap_;  // min-heap on `at`
@@ -219,7 +236,7 @@ class EpollDriver final : public FlowHost {
 // kSpinBudget without progress (flows check their own deadlines on EAGAIN),
 // then waits in poll() as usual.
 void drive_single(Flow& f, const std::atomic<Phase>& phase, std::atomic<size_t>& finished,
-                  bool busy_poll) {
+                  bool busy_poll, int waker) {
   const bool blocking = f.can_block() && !busy_poll;
   f.set_mode(blocking);
   Clock::time_point now = Clock::now();
@@ -249,9 +266,9 @@ void drive_single(Flow& f, const std::atomic<Phase>& phase, std::atomic<size_t>&
     if (w.fd < 0) {  // pacing: nothing to wait for but time
       sleep_until(std::min(w.deadline, now + kTick));
     } else if (!blocking || w.deadline != Clock::time_point::max()) {
-      pollfd pfd{w.fd, static_cast<short>(w.events), 0};
+      pollfd pfd[2] = {{w.fd, static_cast<short>(w.events), 0}, {waker, POLLIN, 0}};
       const timespec ts = wait_for(w.deadline, now);
-      ::ppoll(&pfd, 1, &ts, nullptr);
+      if (::ppoll(pfd, waker >= 0 ? 2 : 1, &ts, nullptr) > 0 && pfd[1].revents) clear_waker(waker);
       last_progress = Clock::now();  // woken: spin again
     }
     now = Clock::now();
@@ -267,6 +284,10 @@ Side::Side(std::vector<std::unique_ptr<Flow>> flows, unsigned threads, bool busy
     : flows_(std::move(flows)), busy_poll_(busy_poll) {
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(flows_.size())));
   groups_.resize(threads);
+  // A worker asleep in poll or epoll learns of a phase change at once
+  // rather than at its next tick (20 ms): drains then end promptly.
+  for (unsigned i = 0; i < threads; ++i)
+    wakers_.emplace_back(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   for (size_t i = 0; i < flows_.size(); ++i) groups_[i % threads].push_back(flows_[i].get());
   if (per_flow_histograms()) {
     for (auto& f : flows_) {
@@ -288,6 +309,15 @@ Side::~Side() {
   join();
 }
 
+void Side::set_phase(Phase p) noexcept {
+  phase_.store(p, std::memory_order_relaxed);
+  const uint64_t one = 1;
+  for (auto& w : wakers_) {
+    if (!w) continue;
+    [[maybe_unused]] ssize_t n = ::write(w.get(), &one, sizeof one);
+  }
+}
+
 void Side::launch() {
   for (size_t g = 0; g < groups_.size(); ++g) threads_.emplace_back([this, g] { run_worker(g); });
 }
@@ -303,11 +333,13 @@ void Side::run_worker(size_t group) noexcept {
   gate_.wait(false, std::memory_order_acquire);
   auto& flows = groups_[group];
   if (flows.size() == 1) {
-    drive_single(*flows[0], phase_, finished_, busy_poll_);
+    drive_single(*flows[0], phase_, finished_, busy_poll_, wakers_[group].get());
   } else {
-    EpollDriver driver(flows, phase_, finished_, busy_poll_);
+    EpollDriver driver(flows, phase_, finished_, busy_poll_, wakers_[group].get());
     driver.run();
   }
+  { std::lock_guard<std::mutex> lock(done_mu_); }
+  done_cv_.notify_all();
 }
 
 bool Side::all_finished() const noexcept {
@@ -315,11 +347,8 @@ bool Side::all_finished() const noexcept {
 }
 
 bool Side::wait_finished(Clock::time_point deadline) const {
-  while (!all_finished()) {
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
+  std::unique_lock<std::mutex> lock(done_mu_);
+  return done_cv_.wait_until(lock, deadline, [this] { return all_finished(); });
 }
 
 void Side::join() {

@@ -12,12 +12,15 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "engine/flow.h"
 #include "measure/histogram.h"
+#include "net/fd.h"
 
 namespace flowperf::engine {
 
@@ -36,11 +39,13 @@ class Side {
   void launch();
   // Opens the gate; every flow's clock starts now. Returns the start time.
   Clock::time_point go();
-  void set_phase(Phase p) noexcept { phase_.store(p, std::memory_order_relaxed); }
+  // Moves every flow to phase p, waking workers that sleep in poll or epoll.
+  void set_phase(Phase p) noexcept;
   Phase phase() const noexcept { return phase_.load(std::memory_order_relaxed); }
   // True once every flow has finished.
   bool all_finished() const noexcept;
-  // Waits until every flow has finished or the deadline passes.
+  // Waits until every flow has finished or the deadline passes; returns as
+  // soon as the last worker is done (workers signal when they finish).
   bool wait_finished(Clock::time_point deadline) const;
   // Joins the threads (after all_finished(), or after an abort).
   void join();
@@ -59,11 +64,14 @@ class Side {
 
   std::vector<std::unique_ptr<Flow>> flows_;
   std::vector<std::vector<Flow*>> groups_;  // flows of each worker
+  std::vector<net::Fd> wakers_;             // per worker: an eventfd set_phase() writes
   std::vector<std::unique_ptr<measure::Histogram>> histograms_;
   std::vector<std::thread> threads_;
   std::atomic<Phase> phase_{Phase::kRun};
   std::atomic<bool> gate_{false};
   std::atomic<size_t> finished_{0};
+  mutable std::mutex done_mu_;  // taken once per worker, when it has finished
+  mutable std::condition_variable done_cv_;
   Clock::time_point start_{};
   bool busy_poll_ = false;
 };

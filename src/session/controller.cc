@@ -176,9 +176,10 @@ TestResult run_test(const spec::TestSpec& spec, const ClientOptions& o) {
       result.intervals.push_back(std::move(s));
       next_sample += interval;
     }
-    // Wake for the next event, and at least every 10 ms to notice Ctrl-C.
+    // Wake for the next event, when the last flow finishes (a counted test
+    // ends then), and at least every 10 ms to notice Ctrl-C.
     auto wake = std::min({end, next_sample, now + 10ms});
-    std::this_thread::sleep_until(wake);
+    side.wait_finished(wake);
   }
 
   // 6. Stop. When we originate the work we finish our flows first, so the
