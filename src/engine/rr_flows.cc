@@ -501,6 +501,11 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       }
       deadline_ = t0_ + timeout();
       waiting_ = true;
+      // The answer cannot be there yet: wait for it (or the timeout) rather
+      // than read to EAGAIN first.
+      Wait w = wait_read(fd);
+      w.deadline = deadline_;
+      return w;
     }
     ssize_t n = ::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), 0);
     if (n >= 0) {
@@ -562,8 +567,10 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     if (load(phase) == Phase::kAbort) return finished();
     sockaddr_storage from{};
     socklen_t fromlen = sizeof from;
-    ssize_t n = ::recvfrom(fd, in_.get(), std::max<uint32_t>(req_, 65536), 0,
-                           reinterpret_cast<sockaddr*>(&from), &fromlen);
+    // Draining, never block: the quiet period is timed by the worker.
+    ssize_t n =
+        ::recvfrom(fd, in_.get(), std::max<uint32_t>(req_, 65536), draining_ ? MSG_DONTWAIT : 0,
+                   reinterpret_cast<sockaddr*>(&from), &fromlen);
     if (n == 0 && end_on_empty) return finished();
     if (n >= 0) {
       last_rx_ = Clock::now();
