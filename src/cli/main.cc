@@ -6,6 +6,7 @@
 
 #include "cli/native_cli.h"
 #include "cli/personalities.h"
+#include "net/socket.h"
 
 namespace {
 
@@ -26,6 +27,9 @@ Entry personality(const std::string& name) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Thousands of streams need thousands of sockets on each end: take the
+  // hard open-file limit from the start, whichever tool this is.
+  flowperf::net::raise_fd_limit();
   if (argc < 1) return flowperf::cli::native_main(argc, argv);
   if (Entry e = personality(base_name(argv[0]))) return e(argc, argv);
   if (argc > 1) {

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -22,6 +23,7 @@
 #include "report/summary.h"
 #include "report/text_report.h"
 #include "session/controller.h"
+#include "session/descriptor_budget.h"
 #include "session/server.h"
 #include "spec/test_spec.h"
 
@@ -46,8 +48,10 @@ struct ClientArgs {
          local_buf = false, remote_buf = false, rr = false, rate = false, cc = false,
          udp_rr_min_timeout = false;
   } given;
-  uint32_t repeat = 0;     // --repeat: most runs; 0 = not asked
-  std::string confidence;  // --confidence LEVEL[,WIDTH]
+  uint32_t repeat = 0;            // --repeat: most runs; 0 = not asked
+  std::string confidence;         // --confidence LEVEL[,WIDTH]
+  std::optional<uint32_t> batch;  // not given: UDP_STREAM batches 32, other tests 1
+  bool gso = false, busy_poll = false;
 };
 
 // What a repeated test aims for. --repeat N alone runs exactly N times and
@@ -166,6 +170,8 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.congestion_control = a.cc;
   if (a.given.cc && a.cc.empty())
     throw usage_error("-K '': no congestion control named; give one (e.g. cubic, bbr) or omit -K");
+  s.gso = a.gso;
+  s.busy_poll = a.busy_poll;
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
   s.ip_family = a.v4 ? spec::IpFamily::kV4 : a.v6 ? spec::IpFamily::kV6 : spec::IpFamily::kAny;
   if (a.given.count) {
@@ -193,6 +199,13 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   if (s.recv_size == 0 && a.given.recv_size)
     throw usage_error("-M " + a.recv_size + ": the receive size must be at least 1 byte");
   check_combinations(a, spec::info(s.test));
+  // UDP_STREAM batches by default (named in the output and JSON as
+  // "batch N"); every other test moves one message per system call.
+  s.batch = a.batch ? *a.batch
+            : s.test == spec::TestKind::kUdpStream
+                ? (s.gso ? std::min(spec::kDefaultUdpStreamBatch, spec::max_gso_batch(s))
+                         : spec::kDefaultUdpStreamBatch)
+                : 1;
   auto problems = spec::validate(s);
   if (!problems.empty()) {
     std::string all;
@@ -238,6 +251,8 @@ int run_client(const ClientArgs& a) {
   text.cpu = a.cpu;
   text.nic = a.nic;
 
+  // Both ends' sockets live in this process when the server is embedded.
+  session::check_descriptors(s, a.host.empty() ? 2 : 1, spec::default_threads(s));
   std::unique_ptr<Embedded> embedded;
   session::ClientOptions o;
   if (a.host.empty()) {
@@ -495,6 +510,13 @@ int native_main(int argc, char** argv) {
                  "LEVEL[,WIDTH]: repeat until each figure's LEVEL% confidence interval is at "
                  "most WIDTH% of the mean wide (default width 5, i.e. ±2.5%), after 3 runs and "
                  "at most --repeat (10) runs");
+  app.add_option("--batch", c.batch,
+                 "UDP_STREAM: datagrams per sendmmsg/recvmmsg call (default 32; 1 = one per call)");
+  app.add_flag("--gso", c.gso,
+               "UDP_STREAM: send each batch as one UDP GSO buffer, receive with GRO");
+  app.add_flag("--busy-poll", c.busy_poll,
+               "spin on non-blocking sockets instead of sleeping (both ends; one busy CPU per "
+               "worker thread)");
   CLI::Option* udp_rr_min_timeout =
       app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
                      "UDP_RR: smallest per-transaction timeout in microseconds")

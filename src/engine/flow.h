@@ -71,6 +71,11 @@ struct Wait {
 };
 
 inline Wait wait_read(int fd) { return Wait{fd, 0x001 /*EPOLLIN*/}; }
+// Edge-triggered read wait, for a flow that has just sent a message and
+// expects nothing before its answer: the answer's arrival is the edge, so
+// the flow need not first read to EAGAIN (one system call fewer per
+// message). epoll honours the edge; poll() ignores the flag.
+inline Wait wait_answer(int fd) { return Wait{fd, 0x001 /*EPOLLIN*/ | (1u << 31) /*EPOLLET*/}; }
 inline Wait wait_write(int fd) { return Wait{fd, 0x004 /*EPOLLOUT*/}; }
 inline Wait finished() {
   Wait w;
@@ -104,7 +109,8 @@ class Flow {
   virtual void set_mode(bool blocking) noexcept;
 
   FlowHost* host = nullptr;
-  uint32_t index = 0;  // stream number within the test
+  uint32_t host_slot = 0;  // the host's own number for this flow
+  uint32_t index = 0;      // stream number within the test
   FlowCounters counters;
   measure::Histogram* histogram = nullptr;  // where latencies go (may be shared per worker)
   Clock::time_point started{}, ended{};

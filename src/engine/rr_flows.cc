@@ -86,6 +86,9 @@ Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
           if (off_ == req_) {
             off_ = 0;
             state_ = State::kRecv;
+            // Non-blocking, the answer cannot be there yet: wait for it
+            // rather than read to EAGAIN first.
+            if (!blocking_) return wait_answer(fd);
           }
           continue;
         }
@@ -114,10 +117,7 @@ Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
           continue;
         }
         if (n == 0) return fail("the server closed the connection in the middle of a test", 0);
-        if (again(errno)) {
-          if (load(phase) != Phase::kRun && blocking_ == false) return wait_read(fd);
-          return wait_read(fd);
-        }
+        if (again(errno)) return wait_answer(fd);
         if (errno == EINTR) continue;
         return fail("recv failed", errno);
       }
@@ -164,7 +164,7 @@ Wait TcpRrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
           return fail("the client closed the connection in the middle of a request", 0);
         return finished();
       }
-      if (again(errno)) return wait_read(fd);
+      if (again(errno)) return wait_answer(fd);
       if (errno == EINTR) continue;
       return fail("recv failed", errno);
     }
@@ -177,6 +177,9 @@ Wait TcpRrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
         off_ = 0;
         sending_ = false;
         counters.transactions.add(1);
+        // The next request (or EOF) cannot come before the client has read
+        // this answer: wait for it rather than read to EAGAIN first.
+        if (!blocking_) return wait_answer(fd);
       }
       continue;
     }
@@ -498,6 +501,11 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       }
       deadline_ = t0_ + timeout();
       waiting_ = true;
+      // The answer cannot be there yet: wait for it (or the timeout) rather
+      // than read to EAGAIN first.
+      Wait w = wait_read(fd);
+      w.deadline = deadline_;
+      return w;
     }
     ssize_t n = ::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), 0);
     if (n >= 0) {
@@ -559,8 +567,10 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     if (load(phase) == Phase::kAbort) return finished();
     sockaddr_storage from{};
     socklen_t fromlen = sizeof from;
-    ssize_t n = ::recvfrom(fd, in_.get(), std::max<uint32_t>(req_, 65536), 0,
-                           reinterpret_cast<sockaddr*>(&from), &fromlen);
+    // Draining, never block: the quiet period is timed by the worker.
+    ssize_t n =
+        ::recvfrom(fd, in_.get(), std::max<uint32_t>(req_, 65536), draining_ ? MSG_DONTWAIT : 0,
+                   reinterpret_cast<sockaddr*>(&from), &fromlen);
     if (n == 0 && end_on_empty) return finished();
     if (n >= 0) {
       last_rx_ = Clock::now();

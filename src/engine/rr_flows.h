@@ -148,7 +148,8 @@ class UdpRrServerFlow final : public Flow {
   UdpRrServerFlow(net::Fd fd, uint32_t req, uint32_t resp);
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
-  bool can_block() const noexcept override { return false; }
+  // Alone on a worker it blocks in recvfrom (two system calls per
+  // transaction); its only deadline, the end of the drain, is coarse.
   // netperf's end-of-test mark: a zero-length datagram ends the flow
   // unanswered. Off by default: an empty request is then answered.
   bool end_on_empty = false;

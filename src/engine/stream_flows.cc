@@ -1,5 +1,7 @@
 #include "engine/stream_flows.h"
 
+#include <netinet/in.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -97,11 +99,51 @@ Wait TcpRecvFlow::step(PhaseRef phase, Clock::time_point) noexcept {
 
 // ---- UDP sender ----
 
-UdpSendFlow::UdpSendFlow(net::Fd fd, uint32_t size, uint64_t quota_bytes, uint64_t rate_bps)
-    : fd_(std::move(fd)), buf_(make_buffer(size)), size_(size), quota_(quota_bytes) {
+UdpSendFlow::UdpSendFlow(net::Fd fd, uint32_t size, uint64_t quota_bytes, uint64_t rate_bps,
+                         UdpBatching how)
+    : fd_(std::move(fd)),
+      buf_(make_buffer(size * std::max<uint32_t>(how.batch, 1))),
+      size_(size),
+      quota_(quota_bytes),
+      how_(how) {
+  how_.batch = std::max<uint32_t>(how_.batch, 1);
   if (rate_bps)
     gap_ = std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(size) * 8.0 * 1e9 /
                                                          static_cast<double>(rate_bps)));
+  if (how_.batch > 1 && !how_.gso) {
+    msgs_ = std::make_unique<mmsghdr[]>(how_.batch);
+    iovs_ = std::make_unique<iovec[]>(how_.batch);
+    for (uint32_t i = 0; i < how_.batch; ++i) {
+      iovs_[i] = {buf_.get() + size_t{i} * size_, size_};
+      msgs_[i].msg_hdr.msg_iov = &iovs_[i];
+      msgs_[i].msg_hdr.msg_iovlen = 1;
+    }
+  }
+}
+
+ssize_t UdpSendFlow::send_batch(uint32_t n) noexcept {
+  const int fd = fd_.get();
+  if (how_.gso && n > 1) {
+    // One buffer of n datagrams; the kernel cuts it into size_-byte segments.
+    iovec iov{buf_.get(), size_t{n} * size_};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(uint16_t))] = {};
+    msghdr m{};
+    m.msg_iov = &iov;
+    m.msg_iovlen = 1;
+    m.msg_control = control;
+    m.msg_controllen = sizeof control;
+    cmsghdr* c = CMSG_FIRSTHDR(&m);
+    c->cmsg_level = SOL_UDP;
+    c->cmsg_type = UDP_SEGMENT;
+    c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+    const uint16_t seg = static_cast<uint16_t>(size_);
+    std::memcpy(CMSG_DATA(c), &seg, sizeof seg);
+    ssize_t r = ::sendmsg(fd, &m, 0);
+    return r < 0 ? -1 : static_cast<ssize_t>(n);  // all or nothing
+  }
+  if (n > 1) return ::sendmmsg(fd, msgs_.get(), n, 0);
+  ssize_t r = ::send(fd, buf_.get(), size_, 0);
+  return r < 0 ? -1 : 1;
 }
 
 Wait UdpSendFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
@@ -111,27 +153,38 @@ Wait UdpSendFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
     if (load(phase) != Phase::kRun || (quota_ && sent_bytes_ >= quota_)) return finished();
+    uint32_t n = how_.batch;
+    if (quota_)
+      n = static_cast<uint32_t>(std::min<uint64_t>(n, (quota_ - sent_bytes_ + size_ - 1) / size_));
+    now = Clock::now();
     if (paced) {
-      now = Clock::now();
       if (now < next_due_) {
         Wait w;
         w.deadline = next_due_;
         return w;
       }
+      // A batch is a ceiling, not a burst: only the datagrams already due go.
+      uint64_t due = 1 + static_cast<uint64_t>((now - next_due_) / gap_);
+      n = static_cast<uint32_t>(std::min<uint64_t>(n, due));
     }
-    if (size_ >= kUdpSeqBytes) std::memcpy(buf_.get(), &seq_, sizeof seq_);
-    if (size_ >= kUdpHeaderBytes) {
-      int64_t t = ns_since_epoch(paced ? now : Clock::now());
-      std::memcpy(buf_.get() + kUdpSeqBytes, &t, sizeof t);
+    // Every datagram carries its own sequence number; the datagrams of one
+    // call share the time the call was made.
+    const int64_t t = ns_since_epoch(now);
+    for (uint32_t i = 0; i < n; ++i) {
+      char* d = buf_.get() + size_t{i} * size_;
+      const uint64_t seq = seq_ + i;
+      if (size_ >= kUdpSeqBytes) std::memcpy(d, &seq, sizeof seq);
+      if (size_ >= kUdpHeaderBytes) std::memcpy(d + kUdpSeqBytes, &t, sizeof t);
     }
-    ssize_t n = ::send(fd, buf_.get(), size_, 0);
-    if (n >= 0) {
-      ++seq_;
-      sent_bytes_ += static_cast<uint64_t>(n);
-      counters.bytes_sent.add(static_cast<uint64_t>(n));
-      counters.datagrams_sent.add(1);
+    ssize_t k = send_batch(n);
+    if (k > 0) {
+      const uint64_t sent = static_cast<uint64_t>(k);
+      seq_ += sent;
+      sent_bytes_ += sent * size_;
+      counters.bytes_sent.add(sent * size_);
+      counters.datagrams_sent.add(sent);
       counters.send_calls.add(1);
-      if (paced) next_due_ += gap_;
+      if (paced) next_due_ += gap_ * static_cast<int64_t>(sent);
       continue;
     }
     int err = errno;
@@ -145,14 +198,118 @@ Wait UdpSendFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       continue;
     }
     if (err == EMSGSIZE) return fail("send failed: message too long", 0);
+    if (how_.gso && (err == EINVAL || err == EIO))
+      return fail(
+          "UDP GSO send failed (the route's MTU or the interface may not allow it; "
+          "run without --gso)",
+          err);
     return fail("send failed", err);
   }
 }
 
 // ---- UDP receiver ----
 
-UdpRecvFlow::UdpRecvFlow(net::Fd fd, uint32_t recv_size)
-    : fd_(std::move(fd)), buf_(std::make_unique<char[]>(recv_size)), size_(recv_size) {}
+namespace {
+// Per receive slot: room for a timestamp and a GRO segment size.
+constexpr size_t kControlBytes = CMSG_SPACE(sizeof(timespec)) + CMSG_SPACE(sizeof(int));
+}  // namespace
+
+UdpRecvFlow::UdpRecvFlow(net::Fd fd, uint32_t recv_size, UdpBatching how)
+    : fd_(std::move(fd)), size_(recv_size), how_(how) {
+  how_.batch = std::max<uint32_t>(how_.batch, 1);
+  // Not zeroed: untouched pages of the slots cost no memory.
+  buf_ = std::make_unique_for_overwrite<char[]>(size_t{how_.batch} * size_);
+  if (how_.batch > 1 || how_.gso) {
+    int one = 1;
+    if (how_.gso) ::setsockopt(fd_.get(), SOL_UDP, UDP_GRO, &one, sizeof one);
+    const bool stamps = ::setsockopt(fd_.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) == 0;
+    msgs_ = std::make_unique<mmsghdr[]>(how_.batch);
+    iovs_ = std::make_unique<iovec[]>(how_.batch);
+    control_ = std::make_unique<char[]>(how_.batch * kControlBytes);
+    for (uint32_t i = 0; i < how_.batch; ++i) {
+      iovs_[i] = {buf_.get() + size_t{i} * size_, size_};
+      msgs_[i].msg_hdr.msg_iov = &iovs_[i];
+      msgs_[i].msg_hdr.msg_iovlen = 1;
+      if (stamps || how_.gso) {
+        msgs_[i].msg_hdr.msg_control = control_.get() + i * kControlBytes;
+        msgs_[i].msg_hdr.msg_controllen = kControlBytes;
+      }
+    }
+  }
+}
+
+void UdpRecvFlow::on_datagram(const char* p, size_t len, int64_t arrival_ns) noexcept {
+  if (len < kUdpSeqBytes) return;
+  uint64_t seq;
+  std::memcpy(&seq, p, sizeof seq);
+  int64_t sent = 0;
+  if (len >= kUdpHeaderBytes) std::memcpy(&sent, p + kUdpSeqBytes, sizeof sent);
+  uint64_t ooo = tracker_.out_of_order(), dup = tracker_.duplicates();
+  tracker_.on_datagram(seq, sent, sent ? arrival_ns : 0);
+  if (tracker_.out_of_order() != ooo) counters.out_of_order.add(1);
+  if (tracker_.duplicates() != dup) counters.duplicates.add(1);
+  counters.seq_expected.set(tracker_.highest() + 1);
+  counters.jitter_ns.set(static_cast<uint64_t>(tracker_.jitter_ns()));
+}
+
+int UdpRecvFlow::receive_once() noexcept {
+  const int fd = fd_.get();
+  if (!msgs_) {
+    ssize_t n = ::recv(fd, buf_.get(), size_, 0);
+    if (n < 0) return -1;
+    if (n == 0 && end_on_empty) return -2;
+    last_rx_ = Clock::now();
+    counters.bytes_recv.add(static_cast<uint64_t>(n));
+    counters.datagrams_recv.add(1);
+    counters.recv_calls.add(1);
+    on_datagram(buf_.get(), static_cast<size_t>(n), ns_since_epoch(last_rx_));
+    return 1;
+  }
+  for (uint32_t i = 0; i < how_.batch; ++i)
+    if (msgs_[i].msg_hdr.msg_control) msgs_[i].msg_hdr.msg_controllen = kControlBytes;
+  int k = ::recvmmsg(fd, msgs_.get(), how_.batch, 0, nullptr);
+  if (k < 0) return -1;
+  last_rx_ = Clock::now();
+  counters.recv_calls.add(1);
+  uint64_t bytes = 0, datagrams = 0;
+  for (int i = 0; i < k; ++i) {
+    msghdr& h = msgs_[i].msg_hdr;
+    const size_t len = msgs_[i].msg_len;
+    const char* p = static_cast<const char*>(h.msg_iov->iov_base);
+    if (len == 0 && end_on_empty) {
+      counters.bytes_recv.add(bytes);
+      counters.datagrams_recv.add(datagrams);
+      return -2;
+    }
+    // Kernel arrival time when stamped; otherwise (no timestamp) jitter
+    // skips the datagram rather than mix clocks.
+    int64_t arrival = 0;
+    size_t segment = len;  // GRO: the size of each coalesced datagram
+    for (cmsghdr* c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+      if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+        timespec ts;
+        std::memcpy(&ts, CMSG_DATA(c), sizeof ts);
+        arrival = int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+      } else if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
+        int g;
+        std::memcpy(&g, CMSG_DATA(c), sizeof g);
+        if (g > 0) segment = static_cast<size_t>(g);
+      }
+    }
+    bytes += len;
+    if (len == 0 || segment == 0) {
+      ++datagrams;
+      continue;
+    }
+    for (size_t off = 0; off < len; off += segment) {
+      on_datagram(p + off, std::min(segment, len - off), arrival);
+      ++datagrams;
+    }
+  }
+  counters.bytes_recv.add(bytes);
+  counters.datagrams_recv.add(datagrams);
+  return k;
+}
 
 Wait UdpRecvFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   const int fd = fd_.get();
@@ -164,29 +321,9 @@ Wait UdpRecvFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   }
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
-    ssize_t n = ::recv(fd, buf_.get(), size_, 0);
-    if (n == 0 && end_on_empty) return finished();
-    if (n >= 0) {
-      Clock::time_point t = Clock::now();
-      last_rx_ = t;
-      counters.bytes_recv.add(static_cast<uint64_t>(n));
-      counters.datagrams_recv.add(1);
-      counters.recv_calls.add(1);
-      if (static_cast<uint32_t>(n) >= kUdpSeqBytes) {
-        uint64_t seq;
-        std::memcpy(&seq, buf_.get(), sizeof seq);
-        int64_t sent = 0;
-        if (static_cast<uint32_t>(n) >= kUdpHeaderBytes)
-          std::memcpy(&sent, buf_.get() + kUdpSeqBytes, sizeof sent);
-        uint64_t ooo = tracker_.out_of_order(), dup = tracker_.duplicates();
-        tracker_.on_datagram(seq, sent, sent ? ns_since_epoch(t) : 0);
-        if (tracker_.out_of_order() != ooo) counters.out_of_order.add(1);
-        if (tracker_.duplicates() != dup) counters.duplicates.add(1);
-        counters.seq_expected.set(tracker_.highest() + 1);
-        counters.jitter_ns.set(static_cast<uint64_t>(tracker_.jitter_ns()));
-      }
-      continue;
-    }
+    int r = receive_once();
+    if (r == -2) return finished();
+    if (r > 0) continue;
     int err = errno;
     if (err == EINTR) continue;
     if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);

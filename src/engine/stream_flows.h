@@ -6,7 +6,18 @@
 // TCP receiver: RECV* ──(EOF)──► shutdown(WR) ─► done
 // UDP sender:   SEND* (paced when a rate is set) ──(phase ≠ run or quota met)──► done
 // UDP receiver: RECV* ──(phase = drain)──► RECV until 50 ms of silence ─► done
+//
+// UDP batching (--batch N, --gso) changes how many datagrams one system call
+// moves, never what is counted: every datagram carries its own sequence
+// number, the sender counts what the kernel accepted, the receiver counts
+// each datagram (each GRO segment) it reads, so both ends still reconcile
+// exactly. With batching the receiver takes arrival times from the kernel
+// (SO_TIMESTAMPNS), one per datagram or GRO buffer, so jitter stays a
+// per-datagram measure rather than a per-call one.
 #pragma once
+
+#include <sys/socket.h>
+#include <sys/uio.h>
 
 #include <memory>
 #include <vector>
@@ -49,17 +60,32 @@ class TcpRecvFlow final : public Flow {
 inline constexpr uint32_t kUdpSeqBytes = 8;
 inline constexpr uint32_t kUdpHeaderBytes = 16;
 
+// How a UDP flow moves datagrams: one per system call (send/recv), or up to
+// `batch` per call (sendmmsg/recvmmsg), or with `gso` one UDP GSO buffer of
+// up to `batch` datagrams per send and GRO-coalesced buffers on receive.
+struct UdpBatching {
+  uint32_t batch = 1;
+  bool gso = false;
+};
+
 class UdpSendFlow final : public Flow {
  public:
-  UdpSendFlow(net::Fd fd, uint32_t size, uint64_t quota_bytes, uint64_t rate_bps);
+  UdpSendFlow(net::Fd fd, uint32_t size, uint64_t quota_bytes, uint64_t rate_bps,
+              UdpBatching how = {});
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
 
  private:
+  // Sends datagrams [0, n) of the batch buffer; the number sent, or -1 with errno.
+  ssize_t send_batch(uint32_t n) noexcept;
+
   net::Fd fd_;
-  std::unique_ptr<char[]> buf_;
+  std::unique_ptr<char[]> buf_;  // `batch` datagrams of `size` bytes, back to back
   uint32_t size_;
   uint64_t quota_;
+  UdpBatching how_;
+  std::unique_ptr<mmsghdr[]> msgs_;  // sendmmsg: one per datagram
+  std::unique_ptr<iovec[]> iovs_;
   uint64_t seq_ = 0;
   std::chrono::nanoseconds gap_{0};  // time per datagram at the target rate
   Clock::time_point next_due_{};
@@ -68,7 +94,7 @@ class UdpSendFlow final : public Flow {
 
 class UdpRecvFlow final : public Flow {
  public:
-  UdpRecvFlow(net::Fd fd, uint32_t recv_size);
+  UdpRecvFlow(net::Fd fd, uint32_t recv_size, UdpBatching how = {});
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
   bool can_block() const noexcept override { return false; }
@@ -81,9 +107,19 @@ class UdpRecvFlow final : public Flow {
   static constexpr std::chrono::milliseconds kMaxDrain{1000};
 
  private:
+  // Reads what is queued, one call; the number of messages, 0 when none,
+  // -1 on an error to report (errno), -2 when the end-of-test mark came.
+  int receive_once() noexcept;
+  // Accounts one datagram (its first `len` bytes are at p); arrival in ns.
+  void on_datagram(const char* p, size_t len, int64_t arrival_ns) noexcept;
+
   net::Fd fd_;
-  std::unique_ptr<char[]> buf_;
+  std::unique_ptr<char[]> buf_;  // `batch` slots of `size` bytes
   uint32_t size_;
+  UdpBatching how_;
+  std::unique_ptr<mmsghdr[]> msgs_;
+  std::unique_ptr<iovec[]> iovs_;
+  std::unique_ptr<char[]> control_;  // per slot: receive timestamp, GRO segment size
   measure::SeqTracker tracker_;
   Clock::time_point last_rx_{};
   Clock::time_point drain_start_{};

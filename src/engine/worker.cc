@@ -1,12 +1,15 @@
 #include "engine/worker.h"
 
 #include <poll.h>
+#include <sched.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <functional>
 
 #include "net/fd.h"
 
@@ -14,6 +17,11 @@ namespace flowperf::engine {
 namespace {
 
 constexpr auto kTick = std::chrono::milliseconds(20);
+
+// Busy-polling spins this long without progress before it sleeps after all:
+// long enough to catch a peer answering (a few microseconds on loopback),
+// short enough not to burn a CPU through an idle stretch.
+constexpr auto kSpinBudget = std::chrono::microseconds(50);
 
 // Time to wait, capped at one tick, at full resolution: UDP_RR timeouts are
 // tens of microseconds, so a millisecond-granular wait would stretch each
@@ -31,35 +39,59 @@ void sleep_until(Clock::time_point t) {
   ::clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
 }
 
+// Empties a worker's wake-up eventfd once the wake-up has been seen.
+void clear_waker(int fd) noexcept {
+  uint64_t v;
+  [[maybe_unused]] ssize_t n = ::read(fd, &v, sizeof v);
+}
+
 // The epoll driver's bookkeeping for one flow.
 struct Slot {
   Flow* flow = nullptr;
   int reg_fd = -1;
   uint32_t reg_events = 0;
-  Clock::time_point deadline = Clock::time_point::max();
+  Clock::time_point deadline = Clock::time_point::max();  // what the flow asked for
+  Clock::time_point queued = Clock::time_point::max();    // its newest entry in the heap
   bool active = true;
+};
+
+// A deadline in the timer heap. Entries are never removed early: one whose
+// time no longer matches its slot's newest entry is stale and skipped.
+struct Timer {
+  Clock::time_point at;
+  uint32_t slot;
+  bool operator>(const Timer& o) const { return at > o.at; }
 };
 
 class EpollDriver final : public FlowHost {
  public:
   EpollDriver(std::vector<Flow*>& flows, const std::atomic<Phase>& phase,
-              std::atomic<size_t>& finished)
-      : flows_(flows), phase_(phase), finished_(finished), ep_(::epoll_create1(EPOLL_CLOEXEC)) {
+              std::atomic<size_t>& finished, bool busy_poll, int waker)
+      : phase_(phase),
+        finished_(finished),
+        busy_poll_(busy_poll),
+        waker_(waker),
+        ep_(::epoll_create1(EPOLL_CLOEXEC)) {
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.ptr = nullptr;  // the waker; every flow's slot is non-null
+    if (waker_ >= 0) ::epoll_ctl(ep_.get(), EPOLL_CTL_ADD, waker_, &ev);
     slots_.resize(flows.size());
     for (size_t i = 0; i < flows.size(); ++i) {
       slots_[i].flow = flows[i];
       flows[i]->host = this;
+      flows[i]->host_slot = static_cast<uint32_t>(i);
       flows[i]->set_mode(false);
     }
   }
 
   void forget_fd(Flow* flow, int fd) noexcept override {
-    for (auto& s : slots_)
-      if (s.flow == flow && s.reg_fd == fd) {
-        ::epoll_ctl(ep_.get(), EPOLL_CTL_DEL, fd, nullptr);
-        s.reg_fd = -1;
-        s.reg_events = 0;
-      }
+    Slot& s = slots_[flow->host_slot];
+    if (s.reg_fd == fd) {
+      ::epoll_ctl(ep_.get(), EPOLL_CTL_DEL, fd, nullptr);
+      s.reg_fd = -1;
+      s.reg_events = 0;
+    }
   }
 
   void run() noexcept {
@@ -71,7 +103,7 @@ class EpollDriver final : public FlowHost {
       active -= apply(s, s.flow->step(phase_, now), now);
     }
     epoll_event events[256];
-    Clock::time_point next_timer = earliest();
+    Clock::time_point last_event = now;
     while (active > 0) {
       Phase p = phase_.load(std::memory_order_relaxed);
       if (p != last) {
@@ -80,36 +112,83 @@ class EpollDriver final : public FlowHost {
         now = Clock::now();
         for (auto& s : slots_)
           if (s.active) active -= apply(s, s.flow->step(phase_, now), now);
-        next_timer = earliest();
         continue;
       }
       now = Clock::now();
-      const timespec ts = wait_for(next_timer, now);
+      const bool spin = busy_poll_ && now - last_event < kSpinBudget;
+      const timespec ts = spin ? timespec{0, 0} : wait_for(next_timer(now), now);
       int n = ::epoll_pwait2(ep_.get(), events, 256, &ts, nullptr);
       if (n < 0 && errno == ENOSYS)  // kernels before 5.11
         n = ::epoll_wait(ep_.get(), events, 256,
                          static_cast<int>((ts.tv_nsec + 999'999) / 1'000'000));
       now = Clock::now();
+      if (n > 0)
+        last_event = now;
+      else if (spin)
+        ::sched_yield();  // as drive_single does: let a queued peer run
       for (int i = 0; i < n; ++i) {
+        if (!events[i].data.ptr) {  // the phase changed: seen at the top of the loop
+          clear_waker(waker_);
+          continue;
+        }
         Slot& s = *static_cast<Slot*>(events[i].data.ptr);
         if (s.active) active -= apply(s, s.flow->step(phase_, now), now);
       }
-      if (now >= next_timer) {
-        for (auto& s : slots_)
-          if (s.active && s.deadline <= now) active -= apply(s, s.flow->step(phase_, now), now);
-        next_timer = earliest();
-      } else if (n > 0) {
-        next_timer = earliest();
-      }
+      active -= expire(now);
     }
   }
 
  private:
-  Clock::time_point earliest() const {
-    Clock::time_point t = Clock::now() + kTick;
-    for (const auto& s : slots_)
-      if (s.active && s.deadline < t) t = s.deadline;
-    return t;
+  // The earliest live deadline, at most one tick away (so phase changes
+  // are seen); stale heap entries on top are dropped on the way.
+  Clock::time_point next_timer(Clock::time_point now) {
+    while (!heap_.empty()) {
+      const Timer& t = heap_.front();
+      if (slots_[t.slot].queued == t.at) return std::min(t.at, now + kTick);
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
+      heap_.pop_back();
+    }
+    return now + kTick;
+  }
+
+  // Steps the flows whose deadline has passed; returns how many finished.
+  size_t expire(Clock::time_point now) noexcept {
+    size_t done = 0;
+    while (!heap_.empty() && heap_.front().at <= now) {
+      const Timer t = heap_.front();
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
+      heap_.pop_back();
+      Slot& s = slots_[t.slot];
+      if (s.queued != t.at) continue;  // stale
+      s.queued = Clock::time_point::max();
+      if (s.active && s.deadline <= now) done += apply(s, s.flow->step(phase_, now), now);
+    }
+    return done;
+  }
+
+  void schedule(Slot& s) noexcept {
+    if (s.deadline == Clock::time_point::max() || s.deadline == s.queued) return;
+    // Rebuild when stale entries pile up (a flow that moves its deadline on
+    // every transaction leaves one behind each time).
+    if (heap_.size() > 4 * slots_.size() + 64) {
+      heap_.clear();
+      for (auto& o : slots_) o.queued = Clock::time_point::max();
+      for (uint32_t i = 0; i < slots_.size(); ++i) {
+        Slot& o = slots_[i];
+        if (o.active && o.deadline != Clock::time_point::max() && &o != &s) {
+          heap_.push_back({o.deadline, i});
+          o.queued = o.deadline;
+        }
+      }
+      std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    }
+    try {
+      heap_.push_back({s.deadline, static_cast<uint32_t>(&s - slots_.data())});
+    } catch (...) {
+      return;  // out of memory: the flow is still stepped every tick
+    }
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    s.queued = s.deadline;
   }
 
   // Registers what the flow waits for; returns 1 when the flow finished.
@@ -124,6 +203,7 @@ class EpollDriver final : public FlowHost {
       return 1;
     }
     s.deadline = w.deadline;
+    schedule(s);
     if (w.fd != s.reg_fd || w.events != s.reg_events) {
       if (s.reg_fd >= 0 && w.fd != s.reg_fd)
         ::epoll_ctl(ep_.get(), EPOLL_CTL_DEL, s.reg_fd, nullptr);
@@ -141,31 +221,55 @@ class EpollDriver final : public FlowHost {
     return 0;
   }
 
-  std::vector<Flow*>& flows_;
   const std::atomic<Phase>& phase_;
   std::atomic<size_t>& finished_;
+  const bool busy_poll_;
+  const int waker_;
   net::Fd ep_;
   std::vector<Slot> slots_;
+  std::vector<Timer> heap_;  // min-heap on `at`
 };
 
 // One flow, driven directly: blocking sockets when the flow allows it,
-// otherwise poll() with the flow's own deadline.
-void drive_single(Flow& f, const std::atomic<Phase>& phase, std::atomic<size_t>& finished) {
-  const bool blocking = f.can_block();
+// otherwise poll() with the flow's own deadline. Busy-polling, the socket
+// is non-blocking and the flow is stepped again at once for up to
+// kSpinBudget without progress (flows check their own deadlines on EAGAIN),
+// then waits in poll() as usual.
+void drive_single(Flow& f, const std::atomic<Phase>& phase, std::atomic<size_t>& finished,
+                  bool busy_poll, int waker) {
+  const bool blocking = f.can_block() && !busy_poll;
   f.set_mode(blocking);
   Clock::time_point now = Clock::now();
   f.started = now;
+  // Progress, as the flow's call counters show it.
+  auto calls = [&f] { return f.counters.send_calls.get() + f.counters.recv_calls.get(); };
+  uint64_t last_calls = calls();
+  Clock::time_point last_progress = now;
   for (;;) {
     Wait w = f.step(phase, now);
     if (w.done) break;
+    now = Clock::now();
+    if (busy_poll) {
+      if (uint64_t c = calls(); c != last_calls) {
+        last_calls = c;
+        last_progress = now;
+      }
+      if (now - last_progress < kSpinBudget) {
+        // Give the CPU to anything else that wants it right now: on a busy
+        // machine the peer, or the softirq thread that delivers its
+        // answer, may be queued on this very CPU (a pure spin then waits
+        // out the whole budget on every transaction).
+        ::sched_yield();
+        continue;
+      }
+    }
     if (w.fd < 0) {  // pacing: nothing to wait for but time
-      now = Clock::now();
       sleep_until(std::min(w.deadline, now + kTick));
     } else if (!blocking || w.deadline != Clock::time_point::max()) {
-      pollfd pfd{w.fd, static_cast<short>(w.events), 0};
-      now = Clock::now();
+      pollfd pfd[2] = {{w.fd, static_cast<short>(w.events), 0}, {waker, POLLIN, 0}};
       const timespec ts = wait_for(w.deadline, now);
-      ::ppoll(&pfd, 1, &ts, nullptr);
+      if (::ppoll(pfd, waker >= 0 ? 2 : 1, &ts, nullptr) > 0 && pfd[1].revents) clear_waker(waker);
+      last_progress = Clock::now();  // woken: spin again
     }
     now = Clock::now();
   }
@@ -176,9 +280,14 @@ void drive_single(Flow& f, const std::atomic<Phase>& phase, std::atomic<size_t>&
 
 }  // namespace
 
-Side::Side(std::vector<std::unique_ptr<Flow>> flows, unsigned threads) : flows_(std::move(flows)) {
+Side::Side(std::vector<std::unique_ptr<Flow>> flows, unsigned threads, bool busy_poll)
+    : flows_(std::move(flows)), busy_poll_(busy_poll) {
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(flows_.size())));
   groups_.resize(threads);
+  // A worker asleep in poll or epoll learns of a phase change at once
+  // rather than at its next tick (20 ms): drains then end promptly.
+  for (unsigned i = 0; i < threads; ++i)
+    wakers_.emplace_back(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   for (size_t i = 0; i < flows_.size(); ++i) groups_[i % threads].push_back(flows_[i].get());
   if (per_flow_histograms()) {
     for (auto& f : flows_) {
@@ -200,6 +309,15 @@ Side::~Side() {
   join();
 }
 
+void Side::set_phase(Phase p) noexcept {
+  phase_.store(p, std::memory_order_relaxed);
+  const uint64_t one = 1;
+  for (auto& w : wakers_) {
+    if (!w) continue;
+    [[maybe_unused]] ssize_t n = ::write(w.get(), &one, sizeof one);
+  }
+}
+
 void Side::launch() {
   for (size_t g = 0; g < groups_.size(); ++g) threads_.emplace_back([this, g] { run_worker(g); });
 }
@@ -215,11 +333,13 @@ void Side::run_worker(size_t group) noexcept {
   gate_.wait(false, std::memory_order_acquire);
   auto& flows = groups_[group];
   if (flows.size() == 1) {
-    drive_single(*flows[0], phase_, finished_);
+    drive_single(*flows[0], phase_, finished_, busy_poll_, wakers_[group].get());
   } else {
-    EpollDriver driver(flows, phase_, finished_);
+    EpollDriver driver(flows, phase_, finished_, busy_poll_, wakers_[group].get());
     driver.run();
   }
+  { std::lock_guard<std::mutex> lock(done_mu_); }
+  done_cv_.notify_all();
 }
 
 bool Side::all_finished() const noexcept {
@@ -227,11 +347,8 @@ bool Side::all_finished() const noexcept {
 }
 
 bool Side::wait_finished(Clock::time_point deadline) const {
-  while (!all_finished()) {
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
+  std::unique_lock<std::mutex> lock(done_mu_);
+  return done_cv_.wait_until(lock, deadline, [this] { return all_finished(); });
 }
 
 void Side::join() {

@@ -5,16 +5,22 @@
 //
 // A worker holding a single flow that can block drives it with blocking
 // sockets (one system call per send or receive); any other worker runs an
-// epoll loop over its flows.
+// epoll loop over its flows. With busy_poll, workers never sleep: a single
+// flow is stepped again at once on EAGAIN, and the epoll loop polls with a
+// zero timeout. The loop's timers are a heap, so a worker with thousands of
+// flows does no per-flow work on a wake-up beyond the flows that are ready.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "engine/flow.h"
 #include "measure/histogram.h"
+#include "net/fd.h"
 
 namespace flowperf::engine {
 
@@ -24,7 +30,7 @@ class Side {
   // one worker share a histogram (per-stream percentiles are then absent).
   static constexpr size_t kPerFlowHistogramLimit = 256;
 
-  Side(std::vector<std::unique_ptr<Flow>> flows, unsigned threads);
+  Side(std::vector<std::unique_ptr<Flow>> flows, unsigned threads, bool busy_poll = false);
   ~Side();
   Side(const Side&) = delete;
   Side& operator=(const Side&) = delete;
@@ -33,11 +39,13 @@ class Side {
   void launch();
   // Opens the gate; every flow's clock starts now. Returns the start time.
   Clock::time_point go();
-  void set_phase(Phase p) noexcept { phase_.store(p, std::memory_order_relaxed); }
+  // Moves every flow to phase p, waking workers that sleep in poll or epoll.
+  void set_phase(Phase p) noexcept;
   Phase phase() const noexcept { return phase_.load(std::memory_order_relaxed); }
   // True once every flow has finished.
   bool all_finished() const noexcept;
-  // Waits until every flow has finished or the deadline passes.
+  // Waits until every flow has finished or the deadline passes; returns as
+  // soon as the last worker is done (workers signal when they finish).
   bool wait_finished(Clock::time_point deadline) const;
   // Joins the threads (after all_finished(), or after an abort).
   void join();
@@ -49,18 +57,23 @@ class Side {
   const measure::Histogram* flow_histogram(size_t i) const;
   Clock::time_point start_time() const { return start_; }
   unsigned threads() const { return static_cast<unsigned>(groups_.size()); }
+  bool busy_poll() const { return busy_poll_; }
 
  private:
   void run_worker(size_t group) noexcept;
 
   std::vector<std::unique_ptr<Flow>> flows_;
   std::vector<std::vector<Flow*>> groups_;  // flows of each worker
+  std::vector<net::Fd> wakers_;             // per worker: an eventfd set_phase() writes
   std::vector<std::unique_ptr<measure::Histogram>> histograms_;
   std::vector<std::thread> threads_;
   std::atomic<Phase> phase_{Phase::kRun};
   std::atomic<bool> gate_{false};
   std::atomic<size_t> finished_{0};
+  mutable std::mutex done_mu_;  // taken once per worker, when it has finished
+  mutable std::condition_variable done_cv_;
   Clock::time_point start_{};
+  bool busy_poll_ = false;
 };
 
 }  // namespace flowperf::engine

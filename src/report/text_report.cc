@@ -47,6 +47,13 @@ std::string text_header(const session::TestResult& r) {
   if (s.rate_bps)
     out += ", target " + rate_text(static_cast<double>(s.rate_bps), core::RateUnit::Auto);
   if (s.nodelay) out += ", TCP_NODELAY";
+  // Modes that trade realism for speed are always named.
+  if (s.batch > 1)
+    out += fmt::format(", batch {} ({})", s.batch,
+                       s.gso ? "UDP GSO send, GRO receive" : "sendmmsg/recvmmsg");
+  else if (s.gso)
+    out += ", UDP GSO/GRO";
+  if (s.busy_poll) out += ", busy-poll";
   out += "\n";
   return out;
 }

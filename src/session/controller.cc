@@ -15,6 +15,7 @@
 #include "net/sys.h"
 #include "proto/framing.h"
 #include "session/data_plane.h"
+#include "session/descriptor_budget.h"
 #include "session/interval_sampler.h"
 #include "session/side_meter.h"
 
@@ -149,6 +150,8 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   result.spec = asked;
   // Settled once the server's address is known (see below); used from then on.
   spec::TestSpec& spec = result.spec;
+  net::raise_fd_limit();
+  check_descriptors(spec, 1, spec::default_threads(spec));
 
   // 1. Control connection and version handshake.
   net::Address server;
@@ -174,8 +177,7 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   result.remote_side.threads = ok.threads;
 
   // 3. Our data sockets and flows; the workers wait at the gate.
-  net::raise_fd_limit();
-  auto sockets = open_client_sockets(spec, server, ok, after(kDataConnectS));
+  auto sockets = open_client_sockets(spec, server, ok, after(kDataConnectS + spec.streams / 500.0));
   int sndbuf = 0, rcvbuf = 0;
   if (!sockets.empty()) {
     sndbuf = net::get_sndbuf(sockets[0].get());
@@ -184,7 +186,7 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   net::Address crr_server = server;
   crr_server.set_port(ok.tcp_port);
   engine::Side side(engine::client_flows(spec, std::move(sockets), crr_server),
-                    spec::default_threads(spec));
+                    spec::default_threads(spec), spec.busy_poll);
   side.launch();
 
   // 4. Start both sides together.
@@ -214,9 +216,10 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
       if (o.on_interval) o.on_interval(s);
       result.intervals.push_back(std::move(s));
     }
-    // Wake for the next event, and at least every 10 ms to notice Ctrl-C.
+    // Wake for the next event, when the last flow finishes (a counted test
+    // ends then), and at least every 10 ms to notice Ctrl-C.
     auto wake = std::min({end, sampler.next(), now + 10ms});
-    std::this_thread::sleep_until(wake);
+    side.wait_finished(wake);
   }
 
   // 6. Stop. When we originate the work we finish our flows first, so the

@@ -5,8 +5,10 @@
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "core/error.h"
 #include "net/sys.h"
@@ -168,6 +170,17 @@ std::vector<net::Fd> open_client_sockets(const spec::TestSpec& s, const net::Add
   for (uint32_t i = 0; i < s.streams; ++i) {
     int err = 0;
     net::Fd fd = net::connect_tcp(a, deadline, &err, sndbuf, rcvbuf);
+    // Thousands of connections at once can overrun the server's accept
+    // queue (a refusal when tcp_abort_on_overflow is set, EAGAIN when the
+    // kernel is short of request slots): back off and try again while
+    // there is time (a few seconds: a server that is gone stays refused).
+    const auto give_up = std::min(deadline, Clock::now() + std::chrono::seconds(5));
+    for (auto pause = std::chrono::milliseconds(1);
+         !fd && (err == ECONNREFUSED || err == EAGAIN) && Clock::now() + pause < give_up;
+         pause = std::min(pause * 2, std::chrono::milliseconds(100))) {
+      std::this_thread::sleep_for(pause);
+      fd = net::connect_tcp(a, deadline, &err, sndbuf, rcvbuf);
+    }
     if (!fd)
       throw runtime_error("cannot open data connection " + std::to_string(i + 1) + " to " +
                           a.to_string() + ": " + net::sys::errno_text(err) +

@@ -19,6 +19,7 @@
 #include "net/sys.h"
 #include "proto/framing.h"
 #include "session/data_plane.h"
+#include "session/descriptor_budget.h"
 #include "session/interval_sampler.h"
 #include "session/server.h"
 #include "session/side_meter.h"
@@ -125,6 +126,12 @@ class Session {
       return;
     }
     const unsigned threads = spec::default_threads(spec_);
+    if (DescriptorBudget b = descriptor_budget(spec_, 1, threads); !b.fits()) {
+      std::string why = descriptor_problem(spec_, b, 1, " on the server");
+      reply_error("invalid_spec", why);
+      log("refused: " + why);
+      return;
+    }
     ServerDataPlane plane = open_server_plane(spec_, local_, threads);
     std::random_device rd;
     const uint64_t cookie = (uint64_t{rd()} << 32) | rd();
@@ -147,7 +154,8 @@ class Session {
     if (!std::holds_alternative<proto::Start>(m))
       throw proto::ProtocolError("expected start, got " + std::string(proto::message_name(m)));
 
-    engine::Side side(engine::server_flows(spec_, std::move(sockets), crr_listeners), threads);
+    engine::Side side(engine::server_flows(spec_, std::move(sockets), crr_listeners), threads,
+                      spec_.busy_poll);
     side.launch();
     side.go();
     SideMeter meter;

@@ -45,6 +45,9 @@ nlohmann::json to_json(const TestSpec& s) {
       {"interval_s", s.interval_s},
       {"udp_rr_min_timeout_us", s.udp_rr_min_timeout_us},
       {"congestion_control", s.congestion_control},
+      {"batch", s.batch},
+      {"gso", s.gso},
+      {"busy_poll", s.busy_poll},
   };
 }
 
@@ -83,6 +86,9 @@ TestSpec spec_from_json(const nlohmann::json& j) {
   read(j, "interval_s", s.interval_s);
   read(j, "udp_rr_min_timeout_us", s.udp_rr_min_timeout_us);
   read(j, "congestion_control", s.congestion_control);
+  read(j, "batch", s.batch);
+  read(j, "gso", s.gso);
+  read(j, "busy_poll", s.busy_poll);
   return s;
 }
 

@@ -58,6 +58,20 @@ unsigned default_threads(const TestSpec& spec) {
   return std::min<unsigned>(spec.streams, cores);
 }
 
+uint32_t max_gso_batch(const TestSpec& s) {
+  const uint32_t limit = s.ip_family == IpFamily::kV6 ? kMaxUdpPayloadV6 : kMaxUdpPayloadV4;
+  const uint32_t m = std::max<uint32_t>(1, s.effective_send_size());
+  return std::max<uint32_t>(1, std::min(kMaxGsoSegments, limit / m));
+}
+
+uint64_t data_descriptors(const TestSpec& s, unsigned threads) {
+  // One socket per stream (TCP_CRR: one connection in flight per stream on
+  // the client, up to one per stream on the server), one epoll set per
+  // worker thread and per CRR server flow, one listener per thread, and a
+  // margin for stdio, the control connection and the libraries.
+  return uint64_t{s.streams} + 2ull * std::max(1u, threads) + 32;
+}
+
 std::vector<std::string> validate(const TestSpec& s) {
   std::vector<std::string> problems;
   const TestInfo& t = info(s.test);
@@ -87,6 +101,21 @@ std::vector<std::string> validate(const TestSpec& s) {
   }
   if (s.rate_bps && !(udp && stream))
     add(fmt::format("-b: a target bitrate applies to UDP_STREAM only, not {}", t.name));
+  if (s.batch < 1 || s.batch > kMaxBatch)
+    add(fmt::format("--batch {}: datagrams per system call must be from 1 to {}", s.batch,
+                    kMaxBatch));
+  else if (s.batch > 1 && s.test != TestKind::kUdpStream)
+    add(fmt::format("--batch {}: batching applies to UDP_STREAM only, not {}", s.batch, t.name));
+  if (s.busy_poll && t.family != Family::kRr)
+    add(fmt::format("--busy-poll: busy polling applies to TCP_RR, TCP_CRR and UDP_RR, not {}",
+                    t.name));
+  if (s.gso && s.test != TestKind::kUdpStream)
+    add(fmt::format("--gso: UDP segmentation offload applies to UDP_STREAM only, not {}", t.name));
+  else if (s.gso && s.batch > max_gso_batch(s))
+    add(
+        fmt::format("--gso --batch {}: one GSO buffer holds at most {} datagrams of {} bytes; "
+                    "use --batch {} or less",
+                    s.batch, max_gso_batch(s), s.effective_send_size(), max_gso_batch(s)));
 
   if (stream) {
     const uint32_t limit =

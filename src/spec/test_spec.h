@@ -36,6 +36,12 @@ inline constexpr uint32_t kMaxUdpPayloadV4 = 65507;
 inline constexpr uint32_t kMaxUdpPayloadV6 = 65527;
 inline constexpr uint32_t kMaxMessage = 1u << 30;  // one send/recv call, TCP
 inline constexpr uint32_t kMaxStreams = 100000;
+// UDP_STREAM batching: datagrams per sendmmsg/recvmmsg call.
+inline constexpr uint32_t kMaxBatch = 256;
+inline constexpr uint32_t kDefaultUdpStreamBatch = 32;  // the native CLI's default
+// UDP GSO: segments the kernel accepts in one send (UDP_MAX_SEGMENTS is 64
+// on kernels before 6.11, 128 after).
+inline constexpr uint32_t kMaxGsoSegments = 64;
 
 // UDP datagrams that fill a 1500-byte Ethernet frame without fragments.
 inline constexpr uint32_t kUdpDefaultSizeV4 = 1472, kUdpDefaultSizeV6 = 1452;
@@ -73,6 +79,20 @@ struct TestSpec {
   // --cc); empty: the system default.
   std::string congestion_control;
 
+  // Modes that trade realism for speed. Each is off (1, false) unless asked
+  // for, and is named in the text header and in the JSON spec.
+  //
+  // UDP_STREAM: datagrams per system call on both ends (--batch): the
+  // sender uses sendmmsg, the receiver recvmmsg. 1 = send/recv per datagram.
+  uint32_t batch = 1;
+  // UDP_STREAM: the sender hands the kernel `batch` datagrams as one UDP GSO
+  // buffer (UDP_SEGMENT) and the receiver takes GRO-coalesced buffers
+  // (UDP_GRO); every datagram still carries its own sequence number.
+  bool gso = false;
+  // Workers spin on non-blocking sockets instead of sleeping in the kernel
+  // (--busy-poll): lower latency, one busy CPU per worker thread.
+  bool busy_poll = false;
+
   // The default UDP size is kUdpDefaultSizeV4; a client that finds it
   // talks IPv6 sets kUdpDefaultSizeV6 explicitly.
   uint32_t effective_send_size() const;
@@ -86,5 +106,13 @@ struct TestSpec {
 std::vector<std::string> validate(const TestSpec& spec);
 
 unsigned default_threads(const TestSpec& spec);
+
+// The largest --batch that --gso allows with this send size: one GSO buffer
+// holds at most kMaxGsoSegments datagrams and one IP packet's payload.
+uint32_t max_gso_batch(const TestSpec& spec);
+
+// Descriptors one side needs for the test's data path (sockets, listeners,
+// epoll sets) plus a margin for the process's own files.
+uint64_t data_descriptors(const TestSpec& spec, unsigned threads);
 
 }  // namespace flowperf::spec
