@@ -434,7 +434,6 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
         return int_value('T', s, 0, 1 << 20, "a CPU number");
       });
       merge_pair(a.cpu_bind, p);
-      note(a, "-T (CPU binding)");
       break;
     }
     case 'B':
@@ -451,7 +450,6 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       for (const auto& tos : {p.first, p.second})
         if (tos) tos_value('Y', *tos);
       merge_pair(a.tos, p);
-      note(a, "-Y (IP TOS)");
       break;
     }
     case 'y': {
@@ -459,7 +457,6 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
         return int_value('y', s, -1, 1 << 20, "a socket priority");
       });
       merge_pair(a.priority, p);
-      note(a, "-y (socket priority)");
       break;
     }
     case 's':
@@ -467,7 +464,6 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       break;
     case 'S':
       a.keepalive = true;
-      note(a, "-S (SO_KEEPALIVE)");
       break;
     case 'Z':
       a.passphrase = v;
@@ -605,14 +601,12 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
       break;
     case 'b':
       a.first_burst = int_value('b', v, 0, 1 << 20, "a number of requests");
-      if (a.first_burst > 0) note(a, "-b (first burst)");
       break;
     case 'c':
       a.connection_test = true;
       break;
     case 'C':
       a.cork = true;
-      note(a, "-C (TCP_CORK)");
       break;
     case 'd':
       // netperf honours -d for OMNI only; the named tests have a fixed direction.
@@ -660,7 +654,6 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
       for (const auto& port : {p.first, p.second})
         if (port) port_value('P', *port, true);
       merge_pair(a.data_ports, p);
-      note(a, "-P (data ports)");
       break;
     }
     case 'K': {
@@ -669,7 +662,6 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
       for (const auto& name : {p.first, p.second})
         if (name) congestion_control_value('K', *name);
       merge_pair(a.cong_control, p);
-      note(a, "-K (congestion control)");
       break;
     }
     case 'u':
@@ -779,6 +771,8 @@ std::string join_command_line(int argc, const char* const* argv) {
 }
 
 }  // namespace
+
+int parse_netperf_tos(std::string_view text) { return tos_value('Y', text); }
 
 std::optional<NetperfTest> parse_netperf_test(std::string_view name) {
   static const std::pair<const char*, NetperfTest> kTests[] = {
