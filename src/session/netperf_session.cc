@@ -259,7 +259,19 @@ class NetperfSession {
       log(name, fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
       return false;
     }
-    const engine::FlowResult t = o.side.total();
+    engine::FlowResult t = o.side.total();
+    // A counted request/response test ends, at netserver, once it has
+    // answered the count; a client with a first burst has a few more
+    // requests in flight then, which we answer but, like netserver, do not
+    // report.
+    if (p.test_length < 0 && (p.kind == TestKind::kTcpRr || p.kind == TestKind::kUdpRr)) {
+      const uint64_t n = static_cast<uint64_t>(-int64_t{p.test_length});
+      if (t.transactions > n) {
+        t.transactions = n;
+        t.bytes_recv = std::min<uint64_t>(t.bytes_recv, n * static_cast<uint64_t>(p.request_size));
+        t.bytes_sent = std::min<uint64_t>(t.bytes_sent, n * static_cast<uint64_t>(p.response_size));
+      }
+    }
     np::OmniResults res;
     res.bytes_received = t.bytes_recv;
     res.recv_calls = static_cast<uint32_t>(t.recv_calls);
