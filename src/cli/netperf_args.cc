@@ -434,7 +434,6 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
         return int_value('T', s, 0, 1 << 20, "a CPU number");
       });
       merge_pair(a.cpu_bind, p);
-      note(a, "-T (CPU binding)");
       break;
     }
     case 'B':
@@ -451,7 +450,6 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       for (const auto& tos : {p.first, p.second})
         if (tos) tos_value('Y', *tos);
       merge_pair(a.tos, p);
-      note(a, "-Y (IP TOS)");
       break;
     }
     case 'y': {
@@ -459,7 +457,6 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
         return int_value('y', s, -1, 1 << 20, "a socket priority");
       });
       merge_pair(a.priority, p);
-      note(a, "-y (socket priority)");
       break;
     }
     case 's':
@@ -467,7 +464,6 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       break;
     case 'S':
       a.keepalive = true;
-      note(a, "-S (SO_KEEPALIVE)");
       break;
     case 'Z':
       a.passphrase = v;
@@ -605,14 +601,12 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
       break;
     case 'b':
       a.first_burst = int_value('b', v, 0, 1 << 20, "a number of requests");
-      if (a.first_burst > 0) note(a, "-b (first burst)");
       break;
     case 'c':
       a.connection_test = true;
       break;
     case 'C':
       a.cork = true;
-      note(a, "-C (TCP_CORK)");
       break;
     case 'd':
       // netperf honours -d for OMNI only; the named tests have a fixed direction.
@@ -660,7 +654,6 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
       for (const auto& port : {p.first, p.second})
         if (port) port_value('P', *port, true);
       merge_pair(a.data_ports, p);
-      note(a, "-P (data ports)");
       break;
     }
     case 'K': {
@@ -669,7 +662,6 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
       for (const auto& name : {p.first, p.second})
         if (name) congestion_control_value('K', *name);
       merge_pair(a.cong_control, p);
-      note(a, "-K (congestion control)");
       break;
     }
     case 'u':
@@ -779,6 +771,8 @@ std::string join_command_line(int argc, const char* const* argv) {
 }
 
 }  // namespace
+
+int parse_netperf_tos(std::string_view text) { return tos_value('Y', text); }
 
 std::optional<NetperfTest> parse_netperf_test(std::string_view name) {
   static const std::pair<const char*, NetperfTest> kTests[] = {
@@ -974,16 +968,16 @@ Global options:
     -P 0|1            Hide or show the banner and column headers
     -r                Confidence on the result only
     -s seconds        Pause this long between setup and the test
-    -S                SO_KEEPALIVE on the data connection (accepted, not applied)
+    -S                SO_KEEPALIVE on the data sockets of both ends
     -t testname       TCP_STREAM (default), TCP_MAERTS, TCP_SENDFILE,
                       UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR or OMNI
-    -T lcpu,rcpu      Bind to CPUs (accepted, not applied)
+    -T lcpu,rcpu      Run the data path on these CPUs (here, at the server)
     -v verbosity      0: the result alone, 1: the table (default), 2: more
     -V                Version, then exit
     -W send,recv      Buffer ring widths (accepted, not applied)
-    -y local,remote   Socket priority (accepted, not applied)
-    -Y local,remote   IP TOS: 0 to 255 (0x10 in hex) or a name such as
-                      lowdelay or af11 (accepted, not applied)
+    -y local,remote   SO_PRIORITY of the data sockets
+    -Y local,remote   IP TOS / IPv6 traffic class of the data sockets: 0 to
+                      255 (0x10 in hex) or a name such as lowdelay or af11
     -Z passphrase     Passphrase for netserver (accepted, not sent yet)
     -4                IPv4 for control and data
     -6                IPv6 for control and data
@@ -1001,9 +995,9 @@ std::string netperf_test_help() {
 Usage: netperf [global options] -- [test options]
 
 Test options (OMNI and the classic tests):
-    -b number         Requests in flight at the start of RR tests (not applied)
+    -b number         Extra requests in flight in TCP_RR and UDP_RR (first burst)
     -c                A connection test (with -d rr: TCP_CRR)
-    -C                TCP_CORK (accepted, not applied)
+    -C                TCP_CORK on the local TCP data socket
     -d direction      OMNI direction: send (stream), recv (maerts), rr, or the
                       bits 2 = send and 4 = receive; "send|recv" combines
     -D [L][,R]        TCP_NODELAY on both ends
@@ -1011,7 +1005,7 @@ Test options (OMNI and the classic tests):
     -H name,fam       Data connection target (accepted, not applied)
     -k [file]         key=value output of the selectors in file or list;
                       "?" lists the selectors
-    -K loc[,rem]      Congestion control (accepted, not applied)
+    -K loc[,rem]      TCP congestion control of the data connection, each end
     -L name,fam       Data connection source (accepted, not applied)
     -m local,remote   Bytes per send in stream tests (default: the send buffer)
     -M remote,local   Bytes per receive in stream tests
@@ -1019,7 +1013,8 @@ Test options (OMNI and the classic tests):
                       "?" lists the selectors
     -O [file]         Column output of the selectors in file or list;
                       "?" lists the selectors
-    -P local[,remote] Data ports (accepted, not applied)
+    -P local[,remote] Data connection ports, here and at the server (TCP_CRR:
+                      the local port is a new ephemeral one per connection)
     -r req,[rsp]      Request and response sizes of RR tests (default 1,1)
     -s send[,recv]    Local socket buffer sizes
     -S send[,recv]    Remote socket buffer sizes

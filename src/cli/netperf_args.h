@@ -132,6 +132,10 @@ struct NetperfArgs {
 // Parses argv (argv[0] is the program name). Throws Error(kUsage).
 NetperfArgs parse_netperf_args(int argc, const char* const* argv);
 
+// -Y's value as netperf's parse_ipqos() reads it ("0x10", "lowdelay", "af11"):
+// the TOS byte. Throws Error(kUsage) naming -Y.
+int parse_netperf_tos(std::string_view text);
+
 // The netperf test names this personality knows, upper case ("TCP_STREAM").
 std::optional<NetperfTest> parse_netperf_test(std::string_view upper_name);
 const char* netperf_test_name(NetperfTest test);

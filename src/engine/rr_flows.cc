@@ -31,6 +31,14 @@ void apply_options(int fd, const SocketOptions& o) {
     int one = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   }
+  if (o.tos >= 0 || o.priority >= 0 || o.keepalive || !o.congestion.empty()) {
+    if (o.tos >= 0) net::set_tos(fd, o.tos);
+    if (o.priority >= 0) net::set_priority(fd, o.priority);
+    if (o.keepalive) net::set_keepalive(fd, true);
+    if (!o.congestion.empty())
+      ::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o.congestion.data(),
+                   static_cast<socklen_t>(o.congestion.size()));
+  }
 }
 
 // Reads until EOF; true when EOF was seen, false when it would block.
@@ -52,7 +60,92 @@ bool drain_to_eof(int fd, FlowCounters& c, int* err) {
 
 }  // namespace
 
+void RequestWindow::reset(uint32_t extra) {
+  window = extra ? extra + 1 : 0;
+  ring = window ? std::make_unique<Sent[]>(window) : nullptr;
+  head = count = 0;
+  started = 0;
+  send_off = recv_off = 0;
+}
+
 // ---- TCP_RR client ----
+
+void TcpRrClientFlow::set_first_burst(uint32_t n) { burst_.reset(n); }
+
+// With a first burst the flow keeps up to n + 1 requests in flight: it
+// sends while the window has room and reads responses as they come, each
+// one completing the oldest request. Non-blocking only (can_block()).
+Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
+  const int fd = fd_.get();
+  RequestWindow& w = burst_;
+  for (;;) {
+    if (load(phase) == Phase::kAbort) return finished();
+    if (state_ == State::kAwaitEof) {
+      int err = 0;
+      if (drain_to_eof(fd, counters, &err)) return finished();
+      if (err) return fail("waiting for the server to finish", err);
+      return wait_read(fd);
+    }
+    const bool may_start = load(phase) == Phase::kRun && (!quota_ || w.started < quota_);
+    if (w.count == 0 && !may_start) {
+      ::shutdown(fd, SHUT_WR);
+      state_ = State::kAwaitEof;
+      continue;
+    }
+    bool progress = false, send_blocked = false, recv_blocked = false;
+    // 1. The request under way, or a new one while the burst has room.
+    if (w.send_off > 0 || (may_start && !w.full())) {
+      if (w.send_off == 0) {
+        w.push(Clock::now(), 0);
+        ++w.started;
+      }
+      ssize_t n = ::send(fd, buf_.get() + w.send_off, req_ - w.send_off, MSG_NOSIGNAL);
+      if (n > 0) {
+        counters.bytes_sent.add(static_cast<uint64_t>(n));
+        counters.send_calls.add(1);
+        w.send_off += static_cast<uint32_t>(n);
+        if (w.send_off == req_) w.send_off = 0;
+        progress = true;
+      } else if (n < 0 && again(errno)) {
+        send_blocked = true;
+      } else if (n < 0 && errno == EINTR) {
+        continue;
+      } else {
+        return fail("send failed", n < 0 ? errno : 0);
+      }
+    }
+    // 2. A response to a request sent whole.
+    if (w.count > (w.send_off > 0 ? 1u : 0u)) {
+      ssize_t n = ::recv(fd, buf_.get() + w.recv_off, resp_ - w.recv_off, 0);
+      if (n > 0) {
+        counters.bytes_recv.add(static_cast<uint64_t>(n));
+        counters.recv_calls.add(1);
+        w.recv_off += static_cast<uint32_t>(n);
+        if (w.recv_off == resp_) {
+          w.recv_off = 0;
+          record(histogram, w.oldest().at, Clock::now());
+          w.pop();
+          ++done_;
+          counters.transactions.add(1);
+        }
+        progress = true;
+      } else if (n == 0) {
+        return fail("the server closed the connection in the middle of a test", 0);
+      } else if (again(errno)) {
+        recv_blocked = true;
+      } else if (errno == EINTR) {
+        continue;
+      } else {
+        return fail("recv failed", errno);
+      }
+    }
+    if (progress) continue;
+    Wait wait = wait_read(fd);
+    wait.events =
+        (recv_blocked ? 0x001u /*EPOLLIN*/ : 0u) | (send_blocked ? 0x004u /*EPOLLOUT*/ : 0u);
+    return wait;
+  }
+}
 
 TcpRrClientFlow::TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota)
     : fd_(std::move(fd)),
@@ -64,6 +157,7 @@ TcpRrClientFlow::TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64
 }
 
 Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
+  if (burst_.window) return step_burst(phase);
   const int fd = fd_.get();
   if (load(phase) == Phase::kAbort) return finished();
   for (;;) {
@@ -478,6 +572,7 @@ void UdpRrClientFlow::on_rtt(int64_t rtt_ns) noexcept {
 }
 
 Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
+  if (burst_.window) return step_burst(phase);
   const int fd = fd_.get();
   if (load(phase) == Phase::kAbort) return finished();
   for (;;) {
@@ -540,6 +635,93 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     Wait w = wait_read(fd);
     w.deadline = deadline_;
     return w;
+  }
+}
+
+void UdpRrClientFlow::set_first_burst(uint32_t n) { burst_.reset(n); }
+
+// A burst of UDP requests: up to n + 1 in flight. A response completes the
+// request it names (by sequence number when matching; the oldest when not),
+// and older requests it overtook count as timed out; the oldest request
+// alone times out by the clock.
+Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
+  const int fd = fd_.get();
+  RequestWindow& w = burst_;
+  const uint64_t mask = seq_bytes_ >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * seq_bytes_)) - 1;
+  bool send_blocked = false;
+  for (;;) {
+    if (load(phase) == Phase::kAbort) return finished();
+    const bool may_start =
+        load(phase) == Phase::kRun && (!quota_ || counters.transactions.get() + w.count < quota_);
+    if (w.count == 0 && !may_start) return finished();
+    if (may_start && !w.full() && !send_blocked) {
+      const uint64_t seq = seq_ + 1;
+      std::memcpy(out_.get(), &seq, seq_bytes_);
+      const Clock::time_point t = Clock::now();
+      ssize_t n = ::send(fd, out_.get(), req_, 0);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (again(errno)) {
+          send_blocked = true;
+          continue;
+        }
+        if (errno != ENOBUFS && errno != ECONNREFUSED) return fail("send failed", errno);
+        counters.send_errors.add(1);  // counted; this request then times out
+      } else {
+        counters.bytes_sent.add(static_cast<uint64_t>(n));
+        counters.datagrams_sent.add(1);
+        counters.send_calls.add(1);
+      }
+      seq_ = seq;
+      w.push(t, seq);
+      continue;
+    }
+    ssize_t n = ::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), 0);
+    if (n >= 0) {
+      const Clock::time_point t = Clock::now();
+      counters.bytes_recv.add(static_cast<uint64_t>(n));
+      counters.datagrams_recv.add(1);
+      counters.recv_calls.add(1);
+      send_blocked = false;
+      uint32_t k = 0;  // which request in flight this answers
+      if (match_sequence) {
+        uint64_t got = 0;
+        if (static_cast<uint32_t>(n) >= seq_bytes_) std::memcpy(&got, in_.get(), seq_bytes_);
+        while (k < w.count && (w.ring[(w.head + k) % w.window].seq & mask) != got) ++k;
+      }
+      if (k >= w.count) {
+        counters.late.add(1);  // the answer to a request we gave up on
+        continue;
+      }
+      for (; k > 0; --k) {  // overtaken: lost on the way
+        counters.timeouts.add(1);
+        w.pop();
+      }
+      int64_t rtt = ns_between(w.oldest().at, t);
+      on_rtt(rtt);
+      if (histogram) histogram->record(static_cast<uint64_t>(std::max<int64_t>(rtt, 0)));
+      counters.transactions.add(1);
+      w.pop();
+      continue;
+    }
+    int err = errno;
+    if (err == EINTR) continue;
+    if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
+    if (w.count > 0) {
+      const Clock::time_point deadline = w.oldest().at + timeout();
+      if (Clock::now() >= deadline) {
+        counters.timeouts.add(1);
+        w.pop();
+        continue;
+      }
+      Wait wait = wait_read(fd);
+      if (send_blocked) wait.events |= 0x004u;  // EPOLLOUT
+      wait.deadline = deadline;
+      return wait;
+    }
+    Wait wait = wait_read(fd);
+    if (send_blocked) wait.events |= 0x004u;
+    return wait;
   }
 }
 

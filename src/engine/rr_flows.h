@@ -15,6 +15,7 @@
 
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/flow.h"
@@ -23,13 +24,45 @@
 
 namespace flowperf::engine {
 
+// The requests a client has in flight in a burst, oldest first: when each
+// was sent (and its sequence number, for UDP), in a ring as long as the burst
+// allows. A response completes the oldest, so every latency stays exact.
+struct RequestWindow {
+  struct Sent {
+    Clock::time_point at;
+    uint64_t seq = 0;
+  };
+  std::unique_ptr<Sent[]> ring;
+  uint32_t window = 0;  // 0: no burst; otherwise n + 1 requests at most
+  uint32_t head = 0, count = 0;
+  uint64_t started = 0;                 // requests begun
+  uint32_t send_off = 0, recv_off = 0;  // TCP: bytes of the request and response under way
+  void reset(uint32_t extra);
+  bool full() const noexcept { return count >= window; }
+  void push(Clock::time_point at, uint64_t seq) noexcept {
+    ring[(head + count) % window] = {at, seq};
+    ++count;
+  }
+  const Sent& oldest() const noexcept { return ring[head]; }
+  void pop() noexcept {
+    head = (head + 1) % window;
+    --count;
+  }
+};
+
 class TcpRrClientFlow final : public Flow {
  public:
   TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota);
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
+  // A burst sends and receives at once, so it never blocks in one of them.
+  bool can_block() const noexcept override { return burst_.window == 0; }
+  // netperf's first burst (-b n): up to n requests beyond the first in
+  // flight. Call before the test starts; 0 (the default) is one at a time.
+  void set_first_burst(uint32_t n);
 
  private:
+  Wait step_burst(PhaseRef phase) noexcept;
   enum class State { kSend, kRecv, kAwaitEof };
   net::Fd fd_;
   std::unique_ptr<char[]> buf_;
@@ -39,6 +72,7 @@ class TcpRrClientFlow final : public Flow {
   State state_ = State::kSend;
   uint32_t off_ = 0;
   Clock::time_point t0_{};
+  RequestWindow burst_;
 };
 
 class TcpRrServerFlow final : public Flow {
@@ -56,8 +90,15 @@ class TcpRrServerFlow final : public Flow {
 };
 
 struct SocketOptions {
+  SocketOptions(int snd = 0, int rcv = 0, bool nd = false)
+      : sndbuf(snd), rcvbuf(rcv), nodelay(nd) {}
   int sndbuf = 0, rcvbuf = 0;
   bool nodelay = false;
+  // Set on each new TCP_CRR client socket when asked for (netperf -Y, -y,
+  // -S, -K); accepted sockets inherit them from the listener instead.
+  int tos = -1, priority = -1;  // -1: leave alone
+  bool keepalive = false;
+  std::string congestion;  // empty: the system default
 };
 
 class CrrClientFlow final : public Flow {
@@ -128,8 +169,13 @@ class UdpRrClientFlow final : public Flow {
   // false: any response answers the request in flight (netserver does not
   // echo the sequence number, so it cannot be checked). Default true.
   bool match_sequence = true;
+  // netperf's first burst (-b n): up to n requests beyond the first in
+  // flight; a response answers the oldest (by sequence when matching), and
+  // the oldest times out alone. Call before the test starts.
+  void set_first_burst(uint32_t n);
 
  private:
+  Wait step_burst(PhaseRef phase) noexcept;
   void on_rtt(int64_t rtt_ns) noexcept;
   net::Fd fd_;
   std::unique_ptr<char[]> out_, in_;
@@ -141,6 +187,7 @@ class UdpRrClientFlow final : public Flow {
   Clock::time_point t0_{}, deadline_{};
   double srtt_ = 0, rttvar_ = 0;  // ns
   std::chrono::nanoseconds min_timeout_;
+  RequestWindow burst_;
 };
 
 class UdpRrServerFlow final : public Flow {

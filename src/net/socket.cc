@@ -171,6 +171,32 @@ bool set_buffers(int fd, int sndbuf, int rcvbuf) {
   return ok;
 }
 
+bool set_tos(int fd, int tos) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof ss;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) < 0) return false;
+  if (ss.ss_family == AF_INET6) {
+    bool ok = ::setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof tos) == 0;
+    ::setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof tos);  // v4-mapped peers
+    return ok;
+  }
+  return ::setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof tos) == 0;
+}
+
+bool set_priority(int fd, int priority) {
+  return ::setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &priority, sizeof priority) == 0;
+}
+
+bool set_keepalive(int fd, bool on) {
+  int v = on ? 1 : 0;
+  return ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, sizeof v) == 0;
+}
+
+bool set_cork(int fd, bool on) {
+  int v = on ? 1 : 0;
+  return ::setsockopt(fd, IPPROTO_TCP, TCP_CORK, &v, sizeof v) == 0;
+}
+
 static int get_int_opt(int fd, int opt) {
   int v = 0;
   socklen_t l = sizeof v;

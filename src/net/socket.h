@@ -52,6 +52,12 @@ bool set_nodelay(int fd, bool on);
 void set_congestion_control(int fd, const std::string& name);
 // Sets SO_SNDBUF/SO_RCVBUF when the request is > 0; returns false on failure.
 bool set_buffers(int fd, int sndbuf, int rcvbuf);
+// IP_TOS (IPv4) or IPV6_TCLASS (IPv6, both for a v6 socket that may carry
+// v4-mapped traffic), by the socket's family; false on failure.
+bool set_tos(int fd, int tos);
+bool set_priority(int fd, int priority);  // SO_PRIORITY
+bool set_keepalive(int fd, bool on);      // SO_KEEPALIVE
+bool set_cork(int fd, bool on);           // TCP_CORK
 int get_sndbuf(int fd);
 int get_rcvbuf(int fd);
 

@@ -72,6 +72,7 @@ inline constexpr uint32_t kFlagMeasureCpu = 0x8;
 inline constexpr uint32_t kFlagWantRemoteCong = 0x20;
 inline constexpr uint32_t kFlagFastOpen = 0x800;
 inline constexpr uint32_t kFlagUseConnected = 0x4000;
+inline constexpr uint32_t kFlagKeepalive = 0x80000000;  // SO_KEEPALIVE on the data socket
 inline constexpr int kPadTimeS = 4;  // netserver's timer pad for tests it does not only send in
 
 class WireError : public std::runtime_error {

@@ -567,6 +567,7 @@ std::string netperf_banner(const NetperfReportOptions& o) {
   if (o.nodelay) line += " : nodelay";
   if (o.title.find("REQUEST/RESPONSE") != std::string::npos)
     line += cformat(" : first burst %d", o.first_burst);
+  if (o.cpu_bind) line += " : cpu bind";
   return line + '\n';
 }
 

@@ -53,8 +53,9 @@ struct NetperfReportOptions {
   std::string dest_host, dest_address;
   uint16_t dest_port = 0;
   bool dest_v6 = false;
-  bool nodelay = false;  // test -D: " : nodelay"
-  int first_burst = 0;   // " : first burst N" on REQUEST/RESPONSE tests
+  bool nodelay = false;   // test -D: " : nodelay"
+  int first_burst = 0;    // " : first burst N" on REQUEST/RESPONSE tests
+  bool cpu_bind = false;  // " : cpu bind" (-T)
 
   // OMNI output; kNone keeps the classic table (named tests only).
   std::optional<OmniStyle> omni;

@@ -27,6 +27,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/cpu_pin.h"
 #include "core/error.h"
 #include "engine/results.h"
 #include "engine/rr_flows.h"
@@ -61,16 +62,31 @@ struct Buffers {
   int sndbuf = 0, rcvbuf = 0;
 };
 
-// A socket of `type` to `to`, bound to `from` when given (netperf -L). TCP
-// sockets are connected before the deadline; UDP sockets are only bound
-// (netperf names its UDP port in the request before it connects).
+// netperf's per-socket options on one of our data sockets, before it binds
+// or connects, as netperf's create_data_socket() sets them. A congestion
+// control the kernel refuses is an error (naming what it has); the others
+// are hints netperf also only warns about, so they are set when they can be.
+void apply_data_options(int fd, int type, const NetperfDataOptions& d) {
+  const bool tcp = type == SOCK_STREAM;
+  if (tcp && !d.local_cong.empty()) net::set_congestion_control(fd, d.local_cong);
+  if (tcp && d.cork) net::set_cork(fd, true);
+  if (d.keepalive) net::set_keepalive(fd, true);
+  if (d.local_prio >= 0) net::set_priority(fd, d.local_prio);
+  if (d.local_tos >= 0) net::set_tos(fd, d.local_tos);
+}
+
+// A socket of `type` to `to`, bound to `from` when given (netperf -L, test
+// -P). TCP sockets are connected before the deadline; UDP sockets are only
+// bound (netperf names its UDP port in the request before it connects).
 net::Fd open_socket(const net::Address& to, const net::Address* from, int type, int sndbuf,
-                    int rcvbuf, Clock::time_point deadline, int* err, Buffers* buffers = nullptr) {
+                    int rcvbuf, Clock::time_point deadline, int* err, Buffers* buffers = nullptr,
+                    const NetperfDataOptions* data = nullptr) {
   net::Fd fd(::socket(to.family(), type | SOCK_CLOEXEC, 0));
   if (!fd) {
     *err = errno;
     return {};
   }
+  if (data) apply_data_options(fd.get(), type, *data);
   net::set_buffers(fd.get(), sndbuf, rcvbuf);
   if (buffers) *buffers = {net::get_sndbuf(fd.get()), net::get_rcvbuf(fd.get())};
   net::Address local;
@@ -139,6 +155,11 @@ Got read_frame(int fd, np::Frame* f, Clock::time_point deadline, const NetperfCl
     if (Clock::now() >= deadline) return Got::kTimeout;
   }
   return Got::kFrame;
+}
+
+// " from 127.0.0.1:5000", when the socket was bound to a chosen address.
+std::string bound_to(const net::Address& a, bool bound) {
+  return bound ? " from " + a.to_string() : std::string();
 }
 
 std::string remote_error_text(int err, const std::string& where) {
@@ -321,11 +342,18 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   result.server_software = "netperf protocol";
   const net::Address& server = c.server;
   const std::string& where = c.where;
-  const bool have_local = c.have_local;
+  const NetperfDataOptions& d = o.data;
   int err = 0;
-  // Data sockets bind to -L's address, on any port.
+  // Data sockets bind to -L's address, on test -P's local port or any. A
+  // TCP_CRR connection takes a new ephemeral port each time (netperf walks
+  // its client port range there and ignores -P's local port too).
   net::Address data_bind = c.local_bind;
-  data_bind.set_port(0);
+  if (!c.have_local) {
+    data_bind.storage.ss_family = static_cast<sa_family_t>(server.family());
+    data_bind.len = server.family() == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
+  }
+  data_bind.set_port(spec.test == TestKind::kTcpCrr ? 0 : d.local_port);
+  const bool have_local = c.have_local || (d.local_port != 0 && spec.test != TestKind::kTcpCrr);
 
   // 2. UDP: the data socket first, so the request can name its port.
   net::Fd udp_socket;
@@ -333,9 +361,10 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   if (udp) {
     udp_socket = open_socket(server, have_local ? &data_bind : nullptr, SOCK_DGRAM,
                              static_cast<int>(spec.local_sndbuf),
-                             static_cast<int>(spec.local_rcvbuf), after(10), &err, &buffers);
+                             static_cast<int>(spec.local_rcvbuf), after(10), &err, &buffers, &d);
     if (!udp_socket)
-      throw runtime_error("cannot open a UDP data socket: " + net::sys::errno_text(err));
+      throw runtime_error("cannot open a UDP data socket" + bound_to(data_bind, have_local) + ": " +
+                          net::sys::errno_text(err));
     if (spec.test == TestKind::kUdpStream) {
       int have = net::get_sndbuf(udp_socket.get());
       if (spec.effective_send_size() > static_cast<uint32_t>(have))
@@ -350,7 +379,13 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   np::OmniRequest request = make_request(spec, server.family());
   if (o.measure_remote_cpu) request.flags |= np::kFlagMeasureCpu;
   if (udp_socket) name_local_socket(request, udp_socket.get());
-  const np::Frame req_frame = np::encode_omni_request(request);
+  request.data_port = d.remote_port;
+  request.cong_control = d.remote_cong;
+  request.socket_prio = d.remote_prio;
+  request.socket_tos = d.remote_tos;
+  if (d.keepalive) request.flags |= np::kFlagKeepalive;
+  const np::Frame req_frame =
+      np::encode_omni_request(request, d.remote_cpu < 0 ? -1 : d.remote_cpu);
   if (net::sys::write_all(c.fd.get(), req_frame.data(), req_frame.size(), after(10)) !=
       net::sys::IoStatus::kOk)
     throw runtime_error("the server at " + where + " went away (cannot send the test request)");
@@ -389,10 +424,10 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   } else if (spec.test != TestKind::kTcpCrr) {
     net::Fd fd = open_socket(data_server, have_local ? &data_bind : nullptr, SOCK_STREAM,
                              static_cast<int>(spec.local_sndbuf),
-                             static_cast<int>(spec.local_rcvbuf), after(30), &err, &buffers);
+                             static_cast<int>(spec.local_rcvbuf), after(30), &err, &buffers, &d);
     if (!fd)
-      throw runtime_error("cannot open the data connection to " + data_server.to_string() + ": " +
-                          net::sys::errno_text(err));
+      throw runtime_error("cannot open the data connection to " + data_server.to_string() +
+                          bound_to(data_bind, have_local) + ": " + net::sys::errno_text(err));
     if (spec.nodelay) net::set_nodelay(fd.get(), true);
     sockets.push_back(std::move(fd));
   } else {
@@ -402,9 +437,22 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
                      static_cast<int>(spec.local_rcvbuf));
     buffers = {net::get_sndbuf(probe.get()), net::get_rcvbuf(probe.get())};
   }
+  engine::SocketOptions crr_options{static_cast<int>(spec.local_sndbuf),
+                                    static_cast<int>(spec.local_rcvbuf), spec.nodelay};
+  crr_options.tos = d.local_tos;
+  crr_options.priority = d.local_prio;
+  crr_options.keepalive = d.keepalive;
+  crr_options.congestion = d.local_cong;
   auto flows = engine::client_flows(spec, std::move(sockets), data_server);
-  if (auto* rr = dynamic_cast<engine::UdpRrClientFlow*>(flows[0].get()))
+  if (spec.test == TestKind::kTcpCrr)  // the same flow, with netperf's socket options
+    flows[0] = std::make_unique<engine::CrrClientFlow>(data_server, crr_options, spec.request_size,
+                                                       spec.response_size, spec.count);
+  if (auto* rr = dynamic_cast<engine::UdpRrClientFlow*>(flows[0].get())) {
     rr->match_sequence = false;  // netserver answers with its own bytes
+    rr->set_first_burst(static_cast<uint32_t>(std::max(d.first_burst, 0)));
+  }
+  if (auto* rr = dynamic_cast<engine::TcpRrClientFlow*>(flows[0].get()))
+    rr->set_first_burst(static_cast<uint32_t>(std::max(d.first_burst, 0)));
   engine::Side side(std::move(flows), 1);
   side.launch();
   const Clock::time_point t0 = side.go();
@@ -503,7 +551,13 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
 
 std::vector<TestResult> run_netperf_tests(const spec::TestSpec& spec, const NetperfClientOptions& o,
                                           const std::function<bool(const TestResult&)>& again) {
+  // netperf -T: this thread, and the workers it starts, run on one CPU.
+  core::CpuPin pin(o.data.local_cpu);
+  if (o.data.local_cpu >= 0 && !pin.ok())
+    throw usage_error(fmt::format("-T {}: cannot bind to CPU {}: {}", o.data.local_cpu,
+                                  o.data.local_cpu, net::sys::errno_text(pin.error())));
   Control c = open_control(spec, o);
+  if (o.on_connected) o.on_connected();
   std::vector<TestResult> results;
   for (;;) {
     results.push_back(run_on(c, spec, o));

@@ -16,6 +16,19 @@
 
 namespace flowperf::session {
 
+// netperf's options for the data connection and the data-path thread, for
+// this end (local_*) and for the netserver (remote_*, carried in the request).
+struct NetperfDataOptions {
+  uint16_t local_port = 0, remote_port = 0;  // test -P lport,rport; 0: ephemeral
+  std::string local_cong, remote_cong;       // test -K: TCP_CONGESTION; empty: default
+  bool cork = false;                         // test -C: TCP_CORK on our TCP data socket
+  int first_burst = 0;                       // test -b: extra requests in flight (RR)
+  int local_cpu = -1, remote_cpu = -1;       // -T: CPU for the data path; -1: any
+  int local_tos = -1, remote_tos = -1;       // -Y: IP_TOS / IPV6_TCLASS; -1: leave
+  int local_prio = -1, remote_prio = -1;     // -y: SO_PRIORITY; -1: leave
+  bool keepalive = false;                    // -S: SO_KEEPALIVE on data sockets, both ends
+};
+
 struct NetperfClientOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 12865;
@@ -25,6 +38,10 @@ struct NetperfClientOptions {
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const IntervalSample&)> on_interval;  // netperf -D interim results
   bool measure_remote_cpu = false;  // netperf -C: ask the server to measure its CPU
+  NetperfDataOptions data;
+  // Called once the control connection is up, before the first request
+  // (netperf prints its banner then, and only the error when it fails).
+  std::function<void()> on_connected;
 };
 
 // Throws Error before the test starts (no netserver, refused); failures

@@ -36,6 +36,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/cpu_pin.h"
 #include "engine/results.h"
 #include "engine/rr_flows.h"
 #include "engine/stream_flows.h"
@@ -83,6 +84,9 @@ struct Plan {
   int32_t test_length = 0;          // > 0 seconds; < 0 minus a count; 0 until the client ends
   bool timer_after_accept = false;  // classic tests start their clock once connected
   bool want_cong = false;
+  std::string cong;        // TCP_CONGESTION asked for (netperf test -K ,remote)
+  bool keepalive = false;  // SO_KEEPALIVE (netperf -S)
+  int cpu = -1;            // the CPU to run the data path on (netperf -T ,remote)
 };
 
 bool is_udp(TestKind k) { return k == TestKind::kUdpStream || k == TestKind::kUdpRr; }
@@ -209,6 +213,7 @@ class NetperfSession {
     Plan p;
     try {
       p = omni_plan(r);
+      p.cpu = np::decode_header(frame).second;
     } catch (const Refusal& no) {
       log("-", "refused a netperf test: " + no.why);
       send(np::encode_omni_response({}, no.err));
@@ -254,7 +259,19 @@ class NetperfSession {
       log(name, fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
       return false;
     }
-    const engine::FlowResult t = o.side.total();
+    engine::FlowResult t = o.side.total();
+    // A counted request/response test ends, at netserver, once it has
+    // answered the count; a client with a first burst has a few more
+    // requests in flight then, which we answer but, like netserver, do not
+    // report.
+    if (p.test_length < 0 && (p.kind == TestKind::kTcpRr || p.kind == TestKind::kUdpRr)) {
+      const uint64_t n = static_cast<uint64_t>(-int64_t{p.test_length});
+      if (t.transactions > n) {
+        t.transactions = n;
+        t.bytes_recv = std::min<uint64_t>(t.bytes_recv, n * static_cast<uint64_t>(p.request_size));
+        t.bytes_sent = std::min<uint64_t>(t.bytes_sent, n * static_cast<uint64_t>(p.response_size));
+      }
+    }
     np::OmniResults res;
     res.bytes_received = t.bytes_recv;
     res.recv_calls = static_cast<uint32_t>(t.recv_calls);
@@ -327,6 +344,8 @@ class NetperfSession {
     p.response_size = r.response_size;
     p.test_length = r.test_length;
     p.want_cong = r.flags & np::kFlagWantRemoteCong;
+    p.cong = r.cong_control;
+    p.keepalive = r.flags & np::kFlagKeepalive;
     return p;
   }
 
@@ -342,6 +361,7 @@ class NetperfSession {
     p.recv_size = r.receive_size > 0 ? r.receive_size : -1;
     p.test_length = r.test_length;
     p.timer_after_accept = true;
+    p.cpu = np::decode_header(frame).second;
     DataSocket ds;
     try {
       p.bind = bind_address(static_cast<uint32_t>(r.ipfamily), {}, static_cast<uint16_t>(r.port));
@@ -389,6 +409,7 @@ class NetperfSession {
     p.response_size = r.response_size;
     p.test_length = r.test_length;
     p.timer_after_accept = true;
+    p.cpu = np::decode_header(frame).second;
     DataSocket ds;
     try {
       p.bind = bind_address(static_cast<uint32_t>(r.ipfamily), {}, static_cast<uint16_t>(r.port));
@@ -487,12 +508,19 @@ class NetperfSession {
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     net::set_buffers(fd, p.sndbuf, p.rcvbuf);  // before listen(): accepted sockets inherit them
     if (!udp && p.nodelay) net::set_nodelay(fd, true);
-    if (p.prio >= 0) ::setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &p.prio, sizeof p.prio);
-    if (p.tos >= 0) {
-      if (p.bind.family() == AF_INET)
-        ::setsockopt(fd, IPPROTO_IP, IP_TOS, &p.tos, sizeof p.tos);
-      else
-        ::setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &p.tos, sizeof p.tos);
+    // Options accepted sockets inherit from the listener. netserver only
+    // warns when the kernel refuses one, and so do we (in the log).
+    if (p.prio >= 0 && !net::set_priority(fd, p.prio))
+      log("-", fmt::format("cannot set SO_PRIORITY {}: {}", p.prio, net::sys::errno_text(errno)));
+    if (p.tos >= 0 && !net::set_tos(fd, p.tos))
+      log("-", fmt::format("cannot set IP TOS {:#x}: {}", p.tos, net::sys::errno_text(errno)));
+    if (p.keepalive) net::set_keepalive(fd, true);
+    if (!udp && !p.cong.empty()) {
+      try {
+        net::set_congestion_control(fd, p.cong);
+      } catch (const std::exception& e) {
+        log("-", e.what());
+      }
     }
     if (::bind(fd, p.bind.sa(), p.bind.len) < 0)
       throw Refusal{errno, "cannot bind the data socket to " + p.bind.to_string() + ": " +
@@ -527,6 +555,10 @@ class NetperfSession {
   // netserver would (see the top of the file).
   Outcome run_data_phase(const Plan& p, DataSocket& ds, Clock::time_point t0) {
     Outcome out;
+    // netperf -T ,n: this thread and the workers it starts run on CPU n.
+    core::CpuPin pin(p.cpu);
+    if (p.cpu >= 0 && !pin.ok())
+      log("-", fmt::format("cannot bind to CPU {}: {}", p.cpu, net::sys::errno_text(pin.error())));
     const TestKind kind = p.kind;
     const bool timed = p.test_length > 0;
     const double pad = timed && kind != TestKind::kTcpMaerts ? np::kPadTimeS : 0;

@@ -633,6 +633,7 @@ TEST_F(NetperfCli, NoNetserver) {
   Process p({kNetperf, "-H", "127.0.0.1", "-p", "1", "-l", "1"});
   Outcome o = p.wait(30s);
   EXPECT_NE(o.exit_code, 0);
+  EXPECT_EQ(o.out, "");  // as netperf: the error alone, no banner
   EXPECT_NE(o.err.find("establish control: are you sure there is a netserver listening on "
                        "127.0.0.1 at port 1?"),
             std::string::npos)
@@ -739,6 +740,30 @@ TEST(NetserverCli, BusyPortIsReported) {
                         0),
             0u)
       << o.err;
+}
+
+// Test -P, -K, -b, -C and global -T, -Y, -y, -S are applied now: no
+// "accepted but not applied" warning, and the banner names what ran.
+TEST_F(NetperfCli, DataOptionsAreApplied) {
+  Outcome o = netperf({"-t", "TCP_RR", "-l", "-500", "-T", "0,0", "-Y", "0x10,lowdelay", "-y",
+                       "1,2", "-S", "--", "-b", "3", "-K", "reno", "-D"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.err, "");
+  auto lines = lines_of(o.out);
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], std::string("MIGRATED TCP REQUEST/RESPONSE TEST") + kBannerTail +
+                          " : nodelay : first burst 3 : cpu bind");
+  // A congestion control the kernel does not have is an error that says
+  // which ones it has.
+  o = netperf({"-t", "TCP_STREAM", "-l", "1", "--", "-K", "nosuchcc"});
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_NE(o.err.find("cannot use congestion control 'nosuchcc'"), std::string::npos) << o.err;
+  // What stays unapplied is still said, in the same words.
+  o = netperf({"-t", "TCP_RR", "-l", "-10", "-F", "x", "--", "-L", "127.0.0.1"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.err,
+            "netperf (flowperf): accepted but not applied: -F (fill files), -L (data connection "
+            "source)\n");
 }
 
 }  // namespace

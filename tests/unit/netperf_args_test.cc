@@ -252,7 +252,7 @@ TEST(NetperfArgs, ConfidenceLevelWidthAndIterations) {
   EXPECT_EQ(error_of({"-I", "90"}), "-I 90: the confidence level is 95 or 99");
 }
 
-TEST(NetperfArgs, AcceptedButNotApplied) {
+TEST(NetperfArgs, GlobalSocketOptionsAndTheOnesNotApplied) {
   NetperfArgs a = parse({"-T", "1,2", "-S", "-F", "fill", "-Y", "0x10", "-y", "6", "-Z", "pw"});
   EXPECT_EQ(a.cpu_bind.first, 1);
   EXPECT_EQ(a.cpu_bind.second, 2);
@@ -263,9 +263,11 @@ TEST(NetperfArgs, AcceptedButNotApplied) {
   EXPECT_EQ(a.tos.second, "0x10");  // -Y is a plain pair
   EXPECT_EQ(a.priority.first, 6);
   EXPECT_EQ(a.passphrase, "pw");
-  EXPECT_EQ(a.not_applied,
-            (std::vector<std::string>{"-T (CPU binding)", "-S (SO_KEEPALIVE)", "-F (fill files)",
-                                      "-Y (IP TOS)", "-y (socket priority)", "-Z (passphrase)"}));
+  // -T, -S, -Y and -y are applied now; fill files and passphrases are not.
+  EXPECT_EQ(a.not_applied, (std::vector<std::string>{"-F (fill files)", "-Z (passphrase)"}));
+  EXPECT_EQ(parse_netperf_tos("lowdelay"), 0x10);
+  EXPECT_EQ(parse_netperf_tos("0x20"), 0x20);
+  EXPECT_EQ(parse_netperf_tos("af11"), 0x28);
   EXPECT_EQ(parse({"-T", "1"}).cpu_bind.second, 1);  // plain pair: both
   EXPECT_EQ(error_of({"-T", "x"}), "-T x: a CPU number (0 to 1048576)");
 }
@@ -431,7 +433,7 @@ TEST(NetperfArgs, TestFlags) {
   EXPECT_TRUE(a.cork);
   EXPECT_EQ(a.first_burst, 4);
   EXPECT_EQ(a.uuid, "my-uuid");
-  EXPECT_EQ(a.not_applied, (std::vector<std::string>{"-C (TCP_CORK)", "-b (first burst)"}));
+  EXPECT_TRUE(a.not_applied.empty());  // -C and -b are applied
   EXPECT_TRUE(parse({"-t", "TCP_RR", "--", "-b", "0"}).not_applied.empty());
   a = parse({"--", "-4"});
   EXPECT_EQ(a.data_family, AddrFamily::kInet);
@@ -443,8 +445,11 @@ TEST(NetperfArgs, TestFlags) {
   EXPECT_EQ(a.data_local_host, "10.1.1.2");
   EXPECT_EQ(a.data_ports.first, "5000");
   EXPECT_EQ(a.data_ports.second, "6000");
+  EXPECT_EQ(a.cong_control.first, "cubic");  // a plain pair: both ends
   EXPECT_EQ(a.cong_control.second, "cubic");
-  EXPECT_EQ(a.not_applied.size(), 4u);
+  // Applied: -P and -K. Not yet: the data connection's own addresses.
+  EXPECT_EQ(a.not_applied, (std::vector<std::string>{"-H (data connection address)",
+                                                     "-L (data connection source)"}));
 }
 
 TEST(NetperfArgs, OmniDirection) {
