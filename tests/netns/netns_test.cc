@@ -645,13 +645,15 @@ TEST_F(Netns, Ipv6TcpRrAndUdpStream) {
          static_cast<double>(k.a.at("Udp6InDatagrams")),
          static_cast<double>(u64(u["total"]["datagrams_received"])), "dgrams");
 
-  // flowperf's default size, 1472, is IPv4's: over IPv6 each datagram leaves
-  // as two fragments. Still counted right; the fragments are printed.
+  // With no -m, a client talking IPv6 sends 1452-byte datagrams: none is
+  // fragmented (1472, IPv4's default, would leave as two fragments each).
   UdpTruth d;
   json v = udp_stream({"-t", "UDP_STREAM", "-l", "2", "-b", "50M"}, d, kServer6, kPort6);
   ASSERT_TRUE(v.is_object());
-  expect_udp_stream_reconciles(v, d, 1472);
-  note("IPv6 UDP_STREAM with the default 1472-byte size: " +
+  EXPECT_EQ(v["spec"]["send_size"], 1452);
+  expect_udp_stream_reconciles(v, d, 1452);
+  EXPECT_EQ(d.b.at("Ip6FragCreates"), 0u);
+  note("IPv6 UDP_STREAM with the default size: " +
        std::to_string(u64(v["total"]["datagrams_sent"])) + " datagrams sent as " +
        std::to_string(d.b.at("Ip6FragCreates")) + " fragments");
 }
