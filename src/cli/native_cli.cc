@@ -41,7 +41,7 @@ struct ClientArgs {
   uint32_t udp_rr_min_timeout_us = 50;
   std::string cc;
   std::optional<uint32_t> batch;  // not given: UDP_STREAM batches 32, other tests 1
-  bool gso = false, busy_poll = false;
+  bool gso = false, gro = false, busy_poll = false;
 };
 
 uint32_t size_arg(const std::string& opt, const std::string& text) {
@@ -84,6 +84,7 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.udp_rr_min_timeout_us = a.udp_rr_min_timeout_us;
   s.congestion_control = a.cc;
   s.gso = a.gso;
+  s.gro = a.gro;
   s.busy_poll = a.busy_poll;
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
   s.ip_family = a.v4 ? spec::IpFamily::kV4 : a.v6 ? spec::IpFamily::kV6 : spec::IpFamily::kAny;
@@ -355,8 +356,10 @@ int native_main(int argc, char** argv) {
   app.add_flag("-6", c.v6, "IPv6 only");
   app.add_option("--batch", c.batch,
                  "UDP_STREAM: datagrams per sendmmsg/recvmmsg call (default 32; 1 = one per call)");
-  app.add_flag("--gso", c.gso,
-               "UDP_STREAM: send each batch as one UDP GSO buffer, receive with GRO");
+  app.add_flag("--gso", c.gso, "UDP_STREAM: send each batch as one UDP GSO buffer");
+  app.add_flag("--gro", c.gro,
+               "UDP_STREAM: receive GRO-coalesced buffers (on loopback with --gso they are "
+               "never split into packets)");
   app.add_flag("--busy-poll", c.busy_poll,
                "spin on non-blocking sockets instead of sleeping (both ends; one busy CPU per "
                "worker thread)");
