@@ -51,7 +51,7 @@ struct ClientArgs {
   uint32_t repeat = 0;            // --repeat: most runs; 0 = not asked
   std::string confidence;         // --confidence LEVEL[,WIDTH]
   std::optional<uint32_t> batch;  // not given: UDP_STREAM batches 32, other tests 1
-  bool gso = false, busy_poll = false;
+  bool gso = false, gro = false, busy_poll = false;
 };
 
 // What a repeated test aims for. --repeat N alone runs exactly N times and
@@ -171,6 +171,7 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   if (a.given.cc && a.cc.empty())
     throw usage_error("-K '': no congestion control named; give one (e.g. cubic, bbr) or omit -K");
   s.gso = a.gso;
+  s.gro = a.gro;
   s.busy_poll = a.busy_poll;
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
   s.ip_family = a.v4 ? spec::IpFamily::kV4 : a.v6 ? spec::IpFamily::kV6 : spec::IpFamily::kAny;
@@ -512,8 +513,10 @@ int native_main(int argc, char** argv) {
                  "at most --repeat (10) runs");
   app.add_option("--batch", c.batch,
                  "UDP_STREAM: datagrams per sendmmsg/recvmmsg call (default 32; 1 = one per call)");
-  app.add_flag("--gso", c.gso,
-               "UDP_STREAM: send each batch as one UDP GSO buffer, receive with GRO");
+  app.add_flag("--gso", c.gso, "UDP_STREAM: send each batch as one UDP GSO buffer");
+  app.add_flag("--gro", c.gro,
+               "UDP_STREAM: receive GRO-coalesced buffers (on loopback with --gso they are "
+               "never split into packets)");
   app.add_flag("--busy-poll", c.busy_poll,
                "spin on non-blocking sockets instead of sleeping (both ends; one busy CPU per "
                "worker thread)");

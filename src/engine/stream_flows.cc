@@ -219,9 +219,9 @@ UdpRecvFlow::UdpRecvFlow(net::Fd fd, uint32_t recv_size, UdpBatching how)
   how_.batch = std::max<uint32_t>(how_.batch, 1);
   // Not zeroed: untouched pages of the slots cost no memory.
   buf_ = std::make_unique_for_overwrite<char[]>(size_t{how_.batch} * size_);
-  if (how_.batch > 1 || how_.gso) {
+  if (how_.batch > 1 || how_.gro) {
     int one = 1;
-    if (how_.gso) ::setsockopt(fd_.get(), SOL_UDP, UDP_GRO, &one, sizeof one);
+    if (how_.gro) ::setsockopt(fd_.get(), SOL_UDP, UDP_GRO, &one, sizeof one);
     const bool stamps = ::setsockopt(fd_.get(), SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof one) == 0;
     msgs_ = std::make_unique<mmsghdr[]>(how_.batch);
     iovs_ = std::make_unique<iovec[]>(how_.batch);
@@ -230,7 +230,7 @@ UdpRecvFlow::UdpRecvFlow(net::Fd fd, uint32_t recv_size, UdpBatching how)
       iovs_[i] = {buf_.get() + size_t{i} * size_, size_};
       msgs_[i].msg_hdr.msg_iov = &iovs_[i];
       msgs_[i].msg_hdr.msg_iovlen = 1;
-      if (stamps || how_.gso) {
+      if (stamps || how_.gro) {
         msgs_[i].msg_hdr.msg_control = control_.get() + i * kControlBytes;
         msgs_[i].msg_hdr.msg_controllen = kControlBytes;
       }
@@ -254,8 +254,11 @@ void UdpRecvFlow::on_datagram(const char* p, size_t len, int64_t arrival_ns) noe
 
 int UdpRecvFlow::receive_once() noexcept {
   const int fd = fd_.get();
+  // Blocking, wait for the first datagram but not for a whole batch; once
+  // draining, never wait (the worker times the quiet period).
+  const int flags = draining_ ? MSG_DONTWAIT : 0;
   if (!msgs_) {
-    ssize_t n = ::recv(fd, buf_.get(), size_, 0);
+    ssize_t n = ::recv(fd, buf_.get(), size_, flags);
     if (n < 0) return -1;
     if (n == 0 && end_on_empty) return -2;
     last_rx_ = Clock::now();
@@ -267,7 +270,7 @@ int UdpRecvFlow::receive_once() noexcept {
   }
   for (uint32_t i = 0; i < how_.batch; ++i)
     if (msgs_[i].msg_hdr.msg_control) msgs_[i].msg_hdr.msg_controllen = kControlBytes;
-  int k = ::recvmmsg(fd, msgs_.get(), how_.batch, 0, nullptr);
+  int k = ::recvmmsg(fd, msgs_.get(), how_.batch, flags | MSG_WAITFORONE, nullptr);
   if (k < 0) return -1;
   last_rx_ = Clock::now();
   counters.recv_calls.add(1);

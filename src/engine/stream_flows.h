@@ -7,7 +7,7 @@
 // UDP sender:   SEND* (paced when a rate is set) ──(phase ≠ run or quota met)──► done
 // UDP receiver: RECV* ──(phase = drain)──► RECV until 50 ms of silence ─► done
 //
-// UDP batching (--batch N, --gso) changes how many datagrams one system call
+// UDP batching (--batch N, --gso, --gro) changes how many datagrams one system call
 // moves, never what is counted: every datagram carries its own sequence
 // number, the sender counts what the kernel accepted, the receiver counts
 // each datagram (each GRO segment) it reads, so both ends still reconcile
@@ -61,11 +61,13 @@ inline constexpr uint32_t kUdpSeqBytes = 8;
 inline constexpr uint32_t kUdpHeaderBytes = 16;
 
 // How a UDP flow moves datagrams: one per system call (send/recv), or up to
-// `batch` per call (sendmmsg/recvmmsg), or with `gso` one UDP GSO buffer of
-// up to `batch` datagrams per send and GRO-coalesced buffers on receive.
+// `batch` per call (sendmmsg/recvmmsg); with `gso` the sender passes one UDP
+// GSO buffer of up to `batch` datagrams per call, with `gro` the receiver
+// takes GRO-coalesced buffers.
 struct UdpBatching {
   uint32_t batch = 1;
-  bool gso = false;
+  bool gso = false;  // sender
+  bool gro = false;  // receiver
 };
 
 class UdpSendFlow final : public Flow {
@@ -97,7 +99,9 @@ class UdpRecvFlow final : public Flow {
   UdpRecvFlow(net::Fd fd, uint32_t recv_size, UdpBatching how = {});
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
-  bool can_block() const noexcept override { return false; }
+  // Alone on a worker it blocks in recv/recvmmsg: a sender then finds no
+  // poller to wake on every datagram it queues, which on loopback is a
+  // good part of the sender's cost.
   const measure::SeqTracker& tracker() const { return tracker_; }
   // netperf's end-of-test mark: a zero-length datagram ends the flow (it is
   // not counted). Off by default: an empty datagram is then just counted.

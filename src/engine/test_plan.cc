@@ -30,7 +30,7 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
         break;
       case TestKind::kUdpStream:
         f = std::make_unique<UdpSendFlow>(std::move(sockets[i]), s.effective_send_size(), quota,
-                                          s.rate_bps / n, UdpBatching{s.batch, s.gso});
+                                          s.rate_bps / n, UdpBatching{s.batch, s.gso, false});
         break;
       case TestKind::kTcpRr:
         f = std::make_unique<TcpRrClientFlow>(std::move(sockets[i]), s.request_size,
@@ -81,7 +81,7 @@ std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& s,
       case TestKind::kUdpStream:
         f = std::make_unique<UdpRecvFlow>(std::move(sockets[i]),
                                           std::max<uint32_t>(s.effective_recv_size(), 65536),
-                                          UdpBatching{s.batch, s.gso});
+                                          UdpBatching{s.batch, false, s.gro});
         break;
       case TestKind::kTcpRr:
         f = std::make_unique<TcpRrServerFlow>(std::move(sockets[i]), s.request_size,

@@ -48,11 +48,14 @@ std::string text_header(const session::TestResult& r) {
     out += ", target " + rate_text(static_cast<double>(s.rate_bps), core::RateUnit::Auto);
   if (s.nodelay) out += ", TCP_NODELAY";
   // Modes that trade realism for speed are always named.
-  if (s.batch > 1)
-    out += fmt::format(", batch {} ({})", s.batch,
-                       s.gso ? "UDP GSO send, GRO receive" : "sendmmsg/recvmmsg");
-  else if (s.gso)
-    out += ", UDP GSO/GRO";
+  if (s.batch > 1 || s.gso || s.gro)
+    out += fmt::format(", batch {} ({}/{})", s.batch,
+                       s.gso         ? "UDP GSO send"
+                       : s.batch > 1 ? "sendmmsg"
+                                     : "send",
+                       s.gro         ? "GRO receive"
+                       : s.batch > 1 ? "recvmmsg"
+                                     : "recv");
   if (s.busy_poll) out += ", busy-poll";
   out += "\n";
   return out;

@@ -47,6 +47,7 @@ nlohmann::json to_json(const TestSpec& s) {
       {"congestion_control", s.congestion_control},
       {"batch", s.batch},
       {"gso", s.gso},
+      {"gro", s.gro},
       {"busy_poll", s.busy_poll},
   };
 }
@@ -88,6 +89,7 @@ TestSpec spec_from_json(const nlohmann::json& j) {
   read(j, "congestion_control", s.congestion_control);
   read(j, "batch", s.batch);
   read(j, "gso", s.gso);
+  read(j, "gro", s.gro);
   read(j, "busy_poll", s.busy_poll);
   return s;
 }

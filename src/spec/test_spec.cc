@@ -109,6 +109,8 @@ std::vector<std::string> validate(const TestSpec& s) {
   if (s.busy_poll && t.family != Family::kRr)
     add(fmt::format("--busy-poll: busy polling applies to TCP_RR, TCP_CRR and UDP_RR, not {}",
                     t.name));
+  if (s.gro && s.test != TestKind::kUdpStream)
+    add(fmt::format("--gro: UDP receive offload applies to UDP_STREAM only, not {}", t.name));
   if (s.gso && s.test != TestKind::kUdpStream)
     add(fmt::format("--gso: UDP segmentation offload applies to UDP_STREAM only, not {}", t.name));
   else if (s.gso && s.batch > max_gso_batch(s))

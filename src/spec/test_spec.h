@@ -86,9 +86,13 @@ struct TestSpec {
   // sender uses sendmmsg, the receiver recvmmsg. 1 = send/recv per datagram.
   uint32_t batch = 1;
   // UDP_STREAM: the sender hands the kernel `batch` datagrams as one UDP GSO
-  // buffer (UDP_SEGMENT) and the receiver takes GRO-coalesced buffers
-  // (UDP_GRO); every datagram still carries its own sequence number.
+  // buffer (UDP_SEGMENT); every datagram still carries its own sequence
+  // number and is still received as a datagram of its own.
   bool gso = false;
+  // UDP_STREAM: the receiver takes GRO-coalesced buffers (UDP_GRO) and splits
+  // them itself. On loopback, with gso, a GSO buffer then reaches the
+  // receiver whole: no per-datagram work is left in the kernel at all.
+  bool gro = false;
   // Workers spin on non-blocking sockets instead of sleeping in the kernel
   // (--busy-poll): lower latency, one busy CPU per worker thread.
   bool busy_poll = false;

@@ -36,10 +36,12 @@ TEST(SpecModes, OffByDefault) {
   TestSpec s;
   EXPECT_EQ(s.batch, 1u);
   EXPECT_FALSE(s.gso);
+  EXPECT_FALSE(s.gro);
   EXPECT_FALSE(s.busy_poll);
   json j = to_json(s);
   EXPECT_EQ(j.at("batch"), 1);
   EXPECT_EQ(j.at("gso"), false);
+  EXPECT_EQ(j.at("gro"), false);
   EXPECT_EQ(j.at("busy_poll"), false);
 }
 
@@ -48,9 +50,11 @@ TEST(SpecModes, RoundTripThroughJson) {
   s.send_size = 64;
   s.batch = 48;
   s.gso = true;
+  s.gro = true;
   TestSpec back = spec_from_json(json::parse(to_json(s).dump()));
   EXPECT_EQ(back.batch, 48u);
   EXPECT_TRUE(back.gso);
+  EXPECT_TRUE(back.gro);
   EXPECT_FALSE(back.busy_poll);
 
   TestSpec r = SpecFor(TestKind::kTcpRr);
@@ -63,11 +67,12 @@ TEST(SpecModes, AbsentFromJsonMeansOff) {
   TestSpec s = spec_from_json(json{{"test", "UDP_STREAM"}});
   EXPECT_EQ(s.batch, 1u);
   EXPECT_FALSE(s.gso);
+  EXPECT_FALSE(s.gro);
   EXPECT_FALSE(s.busy_poll);
 }
 
 TEST(SpecModes, WrongTypesAreRejected) {
-  for (const char* key : {"batch", "gso", "busy_poll"}) {
+  for (const char* key : {"batch", "gso", "gro", "busy_poll"}) {
     json j = to_json(SpecFor(TestKind::kUdpStream));
     j[key] = "yes";
     EXPECT_THROW(spec_from_json(j), std::invalid_argument) << key;
@@ -101,12 +106,20 @@ TEST(SpecModes, BatchRange) {
   }
 }
 
-TEST(SpecModes, GsoAppliesToUdpStreamOnly) {
+TEST(SpecModes, GsoAndGroApplyToUdpStreamOnly) {
   TestSpec t = SpecFor(TestKind::kUdpRr);
   t.gso = true;
   std::string p = OnlyProblem(t);
   EXPECT_TRUE(Mentions(p, "--gso")) << p;
   EXPECT_TRUE(Mentions(p, "UDP_RR")) << p;
+  t.gso = false;
+  t.gro = true;
+  p = OnlyProblem(t);
+  EXPECT_TRUE(Mentions(p, "--gro")) << p;
+  EXPECT_TRUE(Mentions(p, "UDP_RR")) << p;
+  TestSpec u = SpecFor(TestKind::kUdpStream);
+  u.gro = true;  // without --gso: what a NIC's GRO would coalesce
+  EXPECT_TRUE(validate(u).empty());
 }
 
 TEST(SpecModes, GsoBatchMustFitOneBuffer) {
