@@ -3,20 +3,33 @@
 
 For each workload the tools run interleaved (A B C A B C ...) for --pairs
 rounds, so slow drifts of a shared machine hit every tool alike. Each run's
-client and server CPU time comes from the kernel (wait4 for the client,
-/proc/PID/stat for the long-running server, children included), and peak RSS
-from the client's rusage. The report is a markdown table of medians with the
-flowperf/peer ratio, and the raw runs as JSON.
+client CPU time comes from the kernel (wait4), the long-running server's
+from /proc/PID/stat (children included), and peak RSS from the client's
+VmHWM. flowperf runs in its default mode and, where they apply, in the
+modes that trade realism for speed (--busy-poll for RR tests; --batch 1,
+--gso and --gso --gro beside the default batch of 32 for UDP_STREAM), each
+its own row.
 
-Peers: iperf3 and qperf from Debian; netperf/netserver when found (set
---netperf-dir, default: on PATH). Only 127.0.0.1 is ever used.
+The report is markdown: medians per tool with user-space CPU seconds per
+GB or per million transactions, the flowperf/peer ratios (rate, and user
+CPU per unit of work), the scale check (-P 10000 against -P 2), and the
+start-up times. It is printed, and written into README.md between
+<!-- bench:begin --> and <!-- bench:end --> (--no-readme to skip).
 
-    python3 bench/compare.py --pairs 5 --seconds 5 --json bench/results.json
+Peers: netperf/netserver (--netperf-dir, default: on PATH), iperf3,
+qperf, sockperf (ping-pong, 64-byte rows: its messages are at least 14
+bytes) and iperf (2.x, TCP streams), each when installed. Only 127.0.0.1
+is ever used.
+
+    python3 bench/compare.py --flowperf build/flowperf --pairs 5 --seconds 3 \\
+        --netperf-dir /opt/netperf/bin --json bench/results.json
 """
 
 import argparse
+import datetime
 import json
 import os
+import platform
 import re
 import shutil
 import signal
@@ -29,8 +42,11 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TICK = os.sysconf("SC_CLK_TCK")
+BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
-# name: (kind, metric, description)
+# name: (kind, unit, description). kind: stream (Gbit/s, per GB), udp
+# (million datagrams received per second, per GB), rr (transactions/s, per
+# million transactions).
 WORKLOADS = {
     "tcp_stream_16k": ("stream", "Gbit/s", "TCP stream, 16 KiB sends"),
     "tcp_stream_128k": ("stream", "Gbit/s", "TCP stream, 128 KiB sends"),
@@ -40,7 +56,10 @@ WORKLOADS = {
     "udp_rr_64": ("rr", "trans/s", "UDP_RR, 64-byte request and response"),
     "tcp_crr": ("rr", "trans/s", "TCP_CRR, 1-byte request and response"),
     "udp_stream_64": ("udp", "Mdgram/s", "UDP stream, 64-byte datagrams received per second"),
+    "tcp_rr_p2": ("rr", "trans/s", "TCP_RR 1 byte, 2 flows on 2 threads per side"),
+    "tcp_rr_p10000": ("rr", "trans/s", "TCP_RR 1 byte, 10,000 flows on 2 threads per side"),
 }
+DEFAULT_WORKLOADS = list(WORKLOADS)
 
 
 def free_port():
@@ -49,15 +68,62 @@ def free_port():
         return s.getsockname()[1]
 
 
-def proc_cpu(pid):
-    """User and system seconds of a process and its reaped children."""
+def proc_times(pid):
+    """(user, system, reaped children's user, reaped children's system) seconds, or None."""
     try:
         with open(f"/proc/{pid}/stat") as f:
             fields = f.read().rsplit(")", 1)[1].split()
-        ut, st, cut, cst = (int(x) for x in fields[11:15])
-        return (ut + cut) / TICK, (st + cst) / TICK
+        return tuple(int(x) / TICK for x in fields[11:15])
     except OSError:
-        return 0.0, 0.0
+        return None
+
+
+def children(pid):
+    out = set()
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out.update(int(c) for c in f.read().split())
+    except OSError:
+        pass
+    return out
+
+
+class ServerMeter:
+    """CPU a server spends on one run, its per-test children included.
+
+    netserver forks a child per test and ignores SIGCHLD, so the child's
+    time never reaches the parent's reaped-children counters: the children
+    are sampled while they live (every poll of the run loop, and once after
+    the client exits). A child reaped by a parent that does wait() shows up
+    in the parent's counters instead, and is then not added twice."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.start = proc_times(pid) or (0.0, 0.0, 0.0, 0.0)
+        self.base = {c: proc_times(c) for c in children(pid)}  # children from before
+        self.last = {}
+
+    def sample(self):
+        for c in children(self.pid):
+            t = proc_times(c)
+            if t:
+                self.last[c] = t
+
+    def finish(self):
+        self.sample()
+        end = proc_times(self.pid) or self.start
+        user = end[0] - self.start[0] + end[2] - self.start[2]
+        sys_ = end[1] - self.start[1] + end[3] - self.start[3]
+        reaped_into_parent = end[2] + end[3] > self.start[2] + self.start[3]
+        alive = children(self.pid)
+        for c, t in self.last.items():
+            if c not in alive and reaped_into_parent:
+                continue
+            b = self.base.get(c) or (0.0, 0.0, 0.0, 0.0)
+            user += t[0] - b[0]
+            sys_ += t[1] - b[1]
+        return user, sys_
 
 
 def vm_hwm_kib(pid):
@@ -71,39 +137,54 @@ def vm_hwm_kib(pid):
     return 0
 
 
-def threads_cpu(pid):
-    """CPU of a multi-threaded process: /proc/PID/stat covers all threads."""
-    return proc_cpu(pid)
+def spawn_server(argv):
+    return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def wait_listening(port, tcp=True, limit=5.0):
+    """Waits until something listens on 127.0.0.1:port (TCP only)."""
+    if not tcp:
+        time.sleep(0.3)
+        return
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
 
 
 class Tool:
     name = "?"
+    peer = True  # False: a flowperf mode, compared against the peers
+    stderr_too = False  # the results are (also) on standard error
+
+    def __init__(self):
+        self.servers = {}  # key -> Popen
 
     def start_server(self):
         pass
 
     def stop_server(self):
-        if getattr(self, "server", None):
-            self.server.send_signal(signal.SIGTERM)
+        for p in self.servers.values():
+            p.send_signal(signal.SIGTERM)
             try:
-                self.server.wait(5)
+                p.wait(5)
             except subprocess.TimeoutExpired:
-                self.server.kill()
-        for pid in getattr(self, "extra_pids", []):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+                p.kill()
+                p.wait()
+        self.servers = {}
 
-    def server_pid(self):
-        return self.server.pid
+    def server_for(self, workload):
+        return next(iter(self.servers.values()), None)
 
     def supports(self, workload):
         return self.command(workload, 1) is not None
 
     def run(self, workload, seconds):
         cmd = self.command(workload, seconds)
-        su0, ss0 = proc_cpu(self.server_pid())
+        server = self.server_for(workload)
+        meter = ServerMeter(server.pid) if server else None
         start = time.monotonic()
         # Output goes to files: a pipe could fill and stall the client while we wait4().
         with tempfile.TemporaryFile("w+") as fo, tempfile.TemporaryFile("w+") as fe:
@@ -116,16 +197,18 @@ class Tool:
                 if pid == p.pid:
                     break
                 hwm = max(hwm, vm_hwm_kib(p.pid))
-                time.sleep(0.05)
-            p.returncode = os.waitstatus_to_exitcode(status)
+                if meter:
+                    meter.sample()
+                time.sleep(0.02)
+            code = os.waitstatus_to_exitcode(status)
             fo.seek(0)
             fe.seek(0)
             out, err = fo.read(), fe.read()
         wall = time.monotonic() - start
-        su1, ss1 = proc_cpu(self.server_pid())
-        if os.waitstatus_to_exitcode(status) != 0:
-            raise RuntimeError(f"{self.name} failed: {' '.join(cmd)}\n{out}\n{err}")
-        value, work = self.parse(workload, out)
+        su, ss = meter.finish() if meter else (0.0, 0.0)
+        if code != 0:
+            raise RuntimeError(f"{self.name} exited {code}: {' '.join(cmd)}\n{out[-2000:]}\n{err[-2000:]}")
+        value, work = self.parse(workload, out + err if self.stderr_too else out)
         return {
             "tool": self.name,
             "workload": workload,
@@ -134,30 +217,39 @@ class Tool:
             "wall_s": wall,
             "client_user_s": ru.ru_utime,
             "client_sys_s": ru.ru_stime,
-            "server_user_s": su1 - su0,
-            "server_sys_s": ss1 - ss0,
+            "server_user_s": su,
+            "server_sys_s": ss,
             "client_max_rss_kib": hwm,
             "command": " ".join(cmd),
         }
 
 
 class Flowperf(Tool):
-    name = "flowperf"
+    """flowperf against its own server process, in one mode."""
 
-    def __init__(self, binary):
+    peer = False
+    RR = ("tcp_rr_1", "tcp_rr_64", "udp_rr_1", "udp_rr_64", "tcp_crr", "tcp_rr_p2", "tcp_rr_p10000")
+
+    def __init__(self, binary, mode=()):
+        super().__init__()
         self.bin = binary
+        self.mode = list(mode)
+        self.name = "flowperf" + ("".join(" " + m for m in self.mode))
 
     def start_server(self):
         self.port = free_port()
-        self.server = subprocess.Popen(
-            [self.bin, "server", "-q", "-p", str(self.port), "-B", "127.0.0.1"],
-            stdout=subprocess.DEVNULL,
-        )
-        time.sleep(0.3)
+        self.servers["tcp"] = spawn_server(
+            [self.bin, "server", "-q", "-p", str(self.port), "-B", "127.0.0.1"])
+        wait_listening(self.port)
 
     def command(self, w, seconds):
-        base = [self.bin, "-H", "127.0.0.1", "-p", str(self.port), "-l", str(seconds), "--json"]
-        return base + {
+        if "--busy-poll" in self.mode and w not in self.RR[:5]:
+            return None
+        if ({"--gso", "--gro", "--batch"} & set(self.mode)) and w != "udp_stream_64":
+            return None
+        if self.mode and w in ("tcp_rr_p2", "tcp_rr_p10000"):
+            return None
+        args = {
             "tcp_stream_16k": ["-t", "TCP_STREAM", "-m", "16K"],
             "tcp_stream_128k": ["-t", "TCP_STREAM", "-m", "128K"],
             "tcp_rr_1": ["-t", "TCP_RR", "-r", "1,1"],
@@ -166,10 +258,14 @@ class Flowperf(Tool):
             "udp_rr_64": ["-t", "UDP_RR", "-r", "64,64"],
             "tcp_crr": ["-t", "TCP_CRR"],
             "udp_stream_64": ["-t", "UDP_STREAM", "-m", "64"],
+            "tcp_rr_p2": ["-t", "TCP_RR", "-P", "2", "--threads", "2"],
+            "tcp_rr_p10000": ["-t", "TCP_RR", "-P", "10000", "--threads", "2"],
         }[w]
+        return [self.bin, "-H", "127.0.0.1", "-p", str(self.port), "-l", str(seconds),
+                "--json"] + args + self.mode
 
     def parse(self, w, out):
-        t = json.loads(out)["total"]
+        t = json.loads(out[:out.rindex("}") + 1])["total"]
         kind = WORKLOADS[w][0]
         if kind == "stream":
             return t["bits_per_second"] / 1e9, t["bytes_received"]
@@ -182,23 +278,21 @@ class Netperf(Tool):
     name = "netperf"
 
     def __init__(self, directory):
+        super().__init__()
         self.dir = directory
 
     def start_server(self):
         self.port = free_port()
-        self.server = subprocess.Popen(
-            [os.path.join(self.dir, "netserver"), "-D", "-p", str(self.port), "-L", "127.0.0.1"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        time.sleep(0.3)
+        self.servers["tcp"] = spawn_server(
+            [os.path.join(self.dir, "netserver"), "-D", "-p", str(self.port), "-L", "127.0.0.1"])
+        wait_listening(self.port)
 
     def command(self, w, seconds):
         base = [os.path.join(self.dir, "netperf"), "-H", "127.0.0.1", "-p", str(self.port),
                 "-l", str(seconds), "-P", "0"]
         sel = ["-k", "THROUGHPUT,ELAPSED_TIME,LOCAL_BYTES_SENT,REMOTE_BYTES_RECVD,"
                      "REMOTE_RECV_CALLS,TRANSACTION_RATE"]
-        return base + {
+        args = {
             "tcp_stream_16k": ["-t", "TCP_STREAM", "--", "-m", "16K"],
             "tcp_stream_128k": ["-t", "TCP_STREAM", "--", "-m", "128K"],
             "tcp_rr_1": ["-t", "TCP_RR", "--", "-r", "1,1"],
@@ -207,7 +301,8 @@ class Netperf(Tool):
             "udp_rr_64": ["-t", "UDP_RR", "--", "-r", "64,64"],
             "tcp_crr": ["-t", "TCP_CRR", "--", "-r", "1,1"],
             "udp_stream_64": ["-t", "UDP_STREAM", "--", "-m", "64"],
-        }[w] + sel
+        }.get(w)
+        return base + args + sel if args else None
 
     def parse(self, w, out):
         kv = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
@@ -221,19 +316,14 @@ class Netperf(Tool):
         rate = float(kv["THROUGHPUT"])
         return rate, int(rate * elapsed)
 
-    def server_pid(self):
-        return self.server.pid
-
 
 class Iperf3(Tool):
     name = "iperf3"
 
     def start_server(self):
         self.port = free_port()
-        self.server = subprocess.Popen(
-            ["iperf3", "-s", "-B", "127.0.0.1", "-p", str(self.port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(0.3)
+        self.servers["tcp"] = spawn_server(["iperf3", "-s", "-B", "127.0.0.1", "-p", str(self.port)])
+        wait_listening(self.port)
 
     def command(self, w, seconds):
         base = ["iperf3", "-c", "127.0.0.1", "-p", str(self.port), "-t", str(seconds), "-J"]
@@ -244,7 +334,7 @@ class Iperf3(Tool):
         }.get(w)
 
     def parse(self, w, out):
-        end = json.loads(out)["end"]
+        end = json.loads(out[:out.rindex("}") + 1])["end"]
         if WORKLOADS[w][0] == "stream":
             r = end["sum_received"]
             return r["bits_per_second"] / 1e9, r["bytes"]
@@ -253,14 +343,34 @@ class Iperf3(Tool):
         return got / s["seconds"] / 1e6, got * 64
 
 
+class Iperf2(Tool):
+    name = "iperf2"
+
+    def start_server(self):
+        self.port = free_port()
+        self.servers["tcp"] = spawn_server(["iperf", "-s", "-B", "127.0.0.1", "-p", str(self.port)])
+        wait_listening(self.port)
+
+    def command(self, w, seconds):
+        base = ["iperf", "-c", "127.0.0.1", "-p", str(self.port), "-t", str(seconds), "-y", "C"]
+        return {
+            "tcp_stream_16k": base + ["-l", "16K"],
+            "tcp_stream_128k": base + ["-l", "128K"],
+        }.get(w)
+
+    def parse(self, w, out):
+        # timestamp,src,sport,dst,dport,id,interval,bytes,bits_per_second (the sender's count)
+        last = [line for line in out.splitlines() if line.count(",") >= 8][-1].split(",")
+        return float(last[8]) / 1e9, int(last[7])
+
+
 class Qperf(Tool):
     name = "qperf"
 
     def start_server(self):
         self.port = free_port()
-        self.server = subprocess.Popen(["qperf", "-lp", str(self.port)],
-                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(0.3)
+        self.servers["tcp"] = spawn_server(["qperf", "-lp", str(self.port)])
+        wait_listening(self.port)
 
     def command(self, w, seconds):
         base = ["qperf", "127.0.0.1", "-lp", str(self.port), "-t", str(seconds), "-vu"]
@@ -279,11 +389,43 @@ class Qperf(Tool):
     def parse(self, w, out):
         m = re.search(r"(bw|latency)\s*=\s*([\d.]+)\s*(\S+)", out)
         value = float(m.group(2)) * self.UNITS[m.group(3)]
-        seconds = float(re.search(r"time\s*=\s*([\d.]+)", out).group(1)) if "time" in out else 1
+        t = re.search(r"time\s*=\s*([\d.]+)", out)
+        seconds = float(t.group(1)) if t else 1
         if m.group(1) == "bw":
             return value * 8 / 1e9, int(value * seconds)
         rate = 1 / (2 * value)  # qperf's latency is half the round trip
         return rate, int(rate * seconds)
+
+
+class Sockperf(Tool):
+    """sockperf ping-pong: one message in flight, as in TCP_RR/UDP_RR."""
+
+    name = "sockperf"
+    stderr_too = True
+
+    def start_server(self):
+        self.ports = {"udp": free_port(), "tcp": free_port()}
+        self.servers["udp"] = spawn_server(
+            ["sockperf", "sr", "-i", "127.0.0.1", "-p", str(self.ports["udp"])])
+        self.servers["tcp"] = spawn_server(
+            ["sockperf", "sr", "--tcp", "-i", "127.0.0.1", "-p", str(self.ports["tcp"])])
+        wait_listening(self.ports["tcp"])
+
+    def server_for(self, w):
+        return self.servers["tcp" if w.startswith("tcp") else "udp"]
+
+    def command(self, w, seconds):
+        if w not in ("tcp_rr_64", "udp_rr_64"):
+            return None
+        proto = "tcp" if w.startswith("tcp") else "udp"
+        return (["sockperf", "pp", "-i", "127.0.0.1", "-p", str(self.ports[proto]), "-m", "64",
+                 "-t", str(max(1, round(seconds)))] + (["--tcp"] if proto == "tcp" else []))
+
+    def parse(self, w, out):
+        m = re.search(r"\[Valid Duration\] RunTime=([\d.]+) sec; SentMessages=\d+; "
+                      r"ReceivedMessages=(\d+)", out)
+        seconds, got = float(m.group(1)), int(m.group(2))
+        return got / seconds, got
 
 
 def median(xs):
@@ -291,74 +433,255 @@ def median(xs):
 
 
 def per_unit_cpu(runs, which, kind):
-    """Median CPU seconds per GB moved (stream) or per million transactions."""
+    """Median user CPU seconds per GB moved (stream, udp) or per million transactions."""
     vals = []
     for r in runs:
-        cpu = r[f"{which}_user_s"]
         if r["work"] <= 0:
             continue
         scale = 1e9 if kind in ("stream", "udp") else 1e6
-        vals.append(cpu / r["work"] * scale)
+        vals.append(r[f"{which}_user_s"] / r["work"] * scale)
     return median(vals)
 
 
+def total_user_per_unit(runs, kind):
+    """Median of (client + server) user CPU per unit, per run."""
+    vals = []
+    for r in runs:
+        if r["work"] <= 0:
+            continue
+        scale = 1e9 if kind in ("stream", "udp") else 1e6
+        vals.append((r["client_user_s"] + r["server_user_s"]) / r["work"] * scale)
+    return median(vals)
+
+
+def fmt_value(v, unit):
+    if v != v:
+        return "-"
+    if unit == "trans/s":
+        return f"{v:,.0f}"
+    return f"{v:.3f}"
+
+
+def startup_times(flowperf, netperf_dir, runs):
+    """Median wall time of short commands, interleaved."""
+    fp_port = free_port()
+    servers = [spawn_server([flowperf, "server", "-q", "-p", str(fp_port), "-B", "127.0.0.1"])]
+    wait_listening(fp_port)
+    cmds = [
+        ("/bin/true", ["/bin/true"]),
+        ("flowperf --version", [flowperf, "--version"]),
+        ("flowperf -t TCP_RR -n 1 (embedded server, end to end)", [flowperf, "-t", "TCP_RR", "-n", "1"]),
+        ("flowperf -H 127.0.0.1 -t TCP_RR -n 1 (running server)",
+         [flowperf, "-H", "127.0.0.1", "-p", str(fp_port), "-t", "TCP_RR", "-n", "1"]),
+        ("flowperf -t UDP_RR -n 1 (embedded; drains 50 ms of quiet)", [flowperf, "-t", "UDP_RR", "-n", "1"]),
+    ]
+    if netperf_dir:
+        np_port = free_port()
+        servers.append(spawn_server([os.path.join(netperf_dir, "netserver"), "-D", "-p", str(np_port),
+                                     "-L", "127.0.0.1"]))
+        wait_listening(np_port)
+        cmds.append(("netperf -t TCP_RR -l -1 (running netserver, 1 transaction)",
+                     [os.path.join(netperf_dir, "netperf"), "-H", "127.0.0.1", "-p", str(np_port),
+                      "-t", "TCP_RR", "-l", "-1", "-P", "0"]))
+    if shutil.which("iperf3"):
+        cmds.append(("iperf3 --version", ["iperf3", "--version"]))
+    times = {label: [] for label, _ in cmds}
+    try:
+        for _ in range(runs):
+            for label, cmd in cmds:
+                t = time.perf_counter()
+                subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                times[label].append((time.perf_counter() - t) * 1e3)
+    finally:
+        for s in servers:
+            s.send_signal(signal.SIGTERM)
+            try:
+                s.wait(5)
+            except subprocess.TimeoutExpired:
+                s.kill()
+    return [(label, median(v), min(v)) for label, v in times.items()]
+
+
+def machine_line():
+    cpu = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "")
+    except OSError:
+        pass
+    return f"{os.cpu_count()} CPUs ({cpu}), Linux {platform.release()}"
+
+
+def report(args, tools, runs, failures, startup, load0, load1):
+    out = []
+    date = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    out.append(f"Measured {date} on {machine_line()}; loopback (127.0.0.1), {args.pairs} "
+               f"interleaved rounds of {args.seconds:g} s per tool and workload; medians. "
+               f"Load average (1/5/15 min) {load0[0]:.2f}/{load0[1]:.2f}/{load0[2]:.2f} at the "
+               f"start, {load1[0]:.2f}/{load1[1]:.2f}/{load1[2]:.2f} at the end: compare rows "
+               f"within a workload (they ran interleaved), not across runs or machines. CPU columns are user-space seconds (`ru_utime` of the client, "
+               f"`/proc/PID/stat` utime of the server) per GB moved or per million "
+               f"transactions; the kernel's share, usually the larger, is not in them.")
+    out.append("")
+    out.append("| workload | tool | median | range | unit | client user CPU | server user CPU | "
+               "client peak RSS | runs |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    names = [t.name for t in tools]
+    for w in args.workloads:
+        kind, unit, _ = WORKLOADS[w]
+        per = "s/GB" if kind in ("stream", "udp") else "s/Mtrans"
+        for name in names:
+            mine = [r for r in runs if r["workload"] == w and r["tool"] == name]
+            if not mine:
+                continue
+            vals = [r["value"] for r in mine]
+            out.append(
+                f"| {w} | {name} | {fmt_value(median(vals), unit)} | "
+                f"{fmt_value(min(vals), unit)}–{fmt_value(max(vals), unit)} | {unit} | "
+                f"{per_unit_cpu(mine, 'client', kind):.3f} {per} | "
+                f"{per_unit_cpu(mine, 'server', kind):.3f} {per} | "
+                f"{median([r['client_max_rss_kib'] for r in mine]) / 1024:.1f} MiB | {len(mine)} |")
+    out.append("")
+    out.append("flowperf / peer: the ratio of the median rates and the median of the "
+               "round-by-round ratios, with their range (above 1: flowperf is faster), and the "
+               "ratio of median user CPU per unit of work, client plus server (below 1: "
+               "flowperf uses less).")
+    out.append("")
+    out.append("| workload | flowperf mode | peer | rate ratio | per round (range) | "
+               "user CPU ratio |")
+    out.append("|---|---|---|---|---|---|")
+    for w in args.workloads:
+        kind = WORKLOADS[w][0]
+        for fp in [t for t in tools if not t.peer]:
+            mine = [r for r in runs if r["workload"] == w and r["tool"] == fp.name]
+            if not mine:
+                continue
+            for peer in [t for t in tools if t.peer]:
+                theirs = [r for r in runs if r["workload"] == w and r["tool"] == peer.name]
+                if not theirs:
+                    continue
+                rate = median([r["value"] for r in mine]) / median([r["value"] for r in theirs])
+                # Round by round: the two ran seconds apart, so a drift of the
+                # machine's load between rounds cancels out of each ratio.
+                by_round = {r["round"]: r["value"] for r in theirs if r["value"] > 0}
+                paired = [r["value"] / by_round[r["round"]] for r in mine if r["round"] in by_round]
+                peer_cpu = total_user_per_unit(theirs, kind)
+                cpu = total_user_per_unit(mine, kind) / peer_cpu if peer_cpu else float("nan")
+                out.append(f"| {w} | {fp.name} | {peer.name} | {rate:.2f}x | "
+                           f"{median(paired):.2f}x ({min(paired):.2f}–{max(paired):.2f}) | "
+                           + (f"{cpu:.2f}x |" if cpu == cpu else "- |"))
+    p2 = [r["value"] for r in runs if r["workload"] == "tcp_rr_p2" and r["tool"] == "flowperf"]
+    p10k = [r["value"] for r in runs if r["workload"] == "tcp_rr_p10000" and r["tool"] == "flowperf"]
+    if p2 and p10k:
+        def per_cpu(w):
+            # Transactions per CPU-second of both processes, user and system.
+            return median([r["work"] / (r["client_user_s"] + r["client_sys_s"] +
+                                        r["server_user_s"] + r["server_sys_s"])
+                           for r in runs if r["workload"] == w and r["tool"] == "flowperf"
+                           and r["client_user_s"] + r["client_sys_s"] > 0])
+        e2, e10k = per_cpu("tcp_rr_p2"), per_cpu("tcp_rr_p10000")
+        out.append("")
+        out.append(f"Scale: TCP_RR with 10,000 flows on 2 threads per side ran at "
+                   f"{median(p10k):,.0f} transactions/s, {median(p10k) / median(p2):.2f}x the "
+                   f"{median(p2):,.0f}/s of 2 flows on 2 threads (interleaved medians). Per "
+                   f"CPU-second of both processes (user and system, connection set-up "
+                   f"included): {e10k:,.0f} against {e2:,.0f} transactions, "
+                   f"{e10k / e2:.2f}x.")
+    if startup:
+        out.append("")
+        out.append(f"Start-up: wall time of whole commands, median (and minimum) of "
+                   f"{args.startup_runs} interleaved runs.")
+        out.append("")
+        out.append("| command | median | min |")
+        out.append("|---|---|---|")
+        for label, med, mn in startup:
+            out.append(f"| `{label}` | {med:.1f} ms | {mn:.1f} ms |")
+    if failures:
+        out.append("")
+        out.append(f"Failed runs (left out of the medians): " +
+                   "; ".join(f"{t} {w} round {i}" for t, w, i, _ in failures))
+    out.append("")
+    out.append(f"Regenerate: `{args.command_line}`")
+    return "\n".join(out)
+
+
+def write_readme(path, text):
+    with open(path) as f:
+        readme = f.read()
+    block = f"{BEGIN}\n{text}\n{END}"
+    if BEGIN in readme and END in readme:
+        head, rest = readme.split(BEGIN, 1)
+        tail = rest.split(END, 1)[1]
+        readme = head + block + tail
+    else:
+        readme = readme.rstrip("\n") + "\n\n" + block + "\n"
+    with open(path, "w") as f:
+        f.write(readme)
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--flowperf", default=os.path.join(HERE, "..", "build", "flowperf"))
     ap.add_argument("--netperf-dir", default=None, help="directory with netperf and netserver")
-    ap.add_argument("--pairs", type=int, default=5)
-    ap.add_argument("--seconds", type=float, default=5)
-    ap.add_argument("--workloads", default=",".join(WORKLOADS))
+    ap.add_argument("--pairs", type=int, default=5, help="interleaved rounds per workload (>= 5)")
+    ap.add_argument("--seconds", type=float, default=3)
+    ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS))
+    ap.add_argument("--startup-runs", type=int, default=21)
     ap.add_argument("--json", default=None, help="write all runs here")
+    ap.add_argument("--readme", default=os.path.join(HERE, "..", "README.md"))
+    ap.add_argument("--no-readme", action="store_true", help="print the table only")
     args = ap.parse_args()
+    args.workloads = [w for w in args.workloads.split(",") if w]
+    for w in args.workloads:
+        if w not in WORKLOADS:
+            ap.error(f"unknown workload {w}; known: {', '.join(WORKLOADS)}")
+    args.command_line = "python3 bench/compare.py " + " ".join(sys.argv[1:])
 
-    tools = [Flowperf(os.path.abspath(args.flowperf))]
+    fp = os.path.abspath(args.flowperf)
+    tools = [Flowperf(fp), Flowperf(fp, ["--busy-poll"]), Flowperf(fp, ["--batch", "1"]),
+             Flowperf(fp, ["--gso"]), Flowperf(fp, ["--gso", "--gro"])]
     npdir = args.netperf_dir or (os.path.dirname(shutil.which("netperf")) if shutil.which("netperf") else None)
     if npdir and os.path.exists(os.path.join(npdir, "netserver")):
         tools.append(Netperf(npdir))
-    if shutil.which("iperf3"):
-        tools.append(Iperf3())
-    if shutil.which("qperf"):
-        tools.append(Qperf())
+    else:
+        npdir = None
+    for binary, cls in (("iperf3", Iperf3), ("qperf", Qperf), ("sockperf", Sockperf), ("iperf", Iperf2)):
+        if shutil.which(binary):
+            tools.append(cls())
 
+    load0 = os.getloadavg()
     for t in tools:
         t.start_server()
-    runs = []
+    runs, failures = [], []
     try:
-        for w in args.workloads.split(","):
+        for w in args.workloads:
             active = [t for t in tools if t.supports(w)]
             for i in range(args.pairs):
                 for t in active:
-                    r = t.run(w, args.seconds)
+                    try:
+                        r = t.run(w, args.seconds)
+                    except Exception as e:  # one failed run must not lose the others
+                        failures.append((t.name, w, i, str(e)))
+                        print(f"{w:16} {t.name:22} round {i}: FAILED {e}", file=sys.stderr)
+                        continue
                     r["round"] = i
                     runs.append(r)
-                    print(f"{w:16} {t.name:9} round {i}: {r['value']:.3f}", file=sys.stderr)
+                    print(f"{w:16} {t.name:22} round {i}: {r['value']:.3f}", file=sys.stderr)
     finally:
         for t in tools:
             t.stop_server()
+    startup = startup_times(fp, npdir, args.startup_runs) if args.startup_runs > 0 else []
+    load1 = os.getloadavg()
 
-    lines = ["| workload | tool | median | unit | flowperf/tool | client user CPU | "
-             "server user CPU | client peak RSS |",
-             "|---|---|---|---|---|---|---|---|"]
-    for w in args.workloads.split(","):
-        kind, unit, _ = WORKLOADS[w]
-        per = "s/GB" if kind in ("stream", "udp") else "s/Mtrans"
-        fp = [r for r in runs if r["workload"] == w and r["tool"] == "flowperf"]
-        for t in tools:
-            mine = [r for r in runs if r["workload"] == w and r["tool"] == t.name]
-            if not mine:
-                continue
-            # Ratio of medians, from the same interleaved rounds.
-            ratio = median([r["value"] for r in fp]) / median([r["value"] for r in mine])
-            lines.append(
-                f"| {w} | {t.name} | {median([r['value'] for r in mine]):.3f} | {unit} | "
-                f"{ratio:.2f}x | {per_unit_cpu(mine, 'client', kind):.3f} {per} | "
-                f"{per_unit_cpu(mine, 'server', kind):.3f} {per} | "
-                f"{median([r['client_max_rss_kib'] for r in mine]) / 1024:.1f} MiB |")
-    print("\n".join(lines))
+    text = report(args, tools, runs, failures, startup, load0, load1)
+    print(text)
+    if not args.no_readme:
+        write_readme(args.readme, text)
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"pairs": args.pairs, "seconds": args.seconds, "runs": runs}, f, indent=1)
+            json.dump({"pairs": args.pairs, "seconds": args.seconds, "load": [load0, load1],
+                       "runs": runs, "failures": failures, "startup": startup}, f, indent=1)
 
 
 if __name__ == "__main__":
