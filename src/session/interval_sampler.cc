@@ -20,21 +20,13 @@ IntervalSampler::IntervalSampler(const engine::Side& side, double interval_s, Cl
   if (interval_s_ <= 0) return;
   next_ =
       t0_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_s_));
-  cpu_ = measure::take_cpu_snapshot();
-  if (local) nic_ = measure::interface_for(*local);
-  if (nic_) {
-    if (auto c = measure::read_nic_counters(*nic_))
-      nic_last_ = *c;
-    else
-      nic_.reset();
-  }
+  meter_.start(local);
 }
 
 engine::IntervalSample IntervalSampler::take(Clock::time_point now) {
   engine::IntervalSample s;
   s.start_s = last_s_;
   s.end_s = seconds(now - t0_);
-  const double dt = s.end_s - s.start_s;
   const auto& flows = side_.flows();
   for (size_t i = 0; i < flows.size(); ++i) {
     const auto& c = flows[i]->counters;
@@ -66,14 +58,9 @@ engine::IntervalSample IntervalSampler::take(Clock::time_point now) {
     s.flows.push_back(std::move(f));
     last_[i] = m;
   }
-  measure::CpuSnapshot cpu = measure::take_cpu_snapshot();
-  s.cpu = measure::cpu_between(cpu_, cpu, dt);
-  cpu_ = cpu;
-  if (nic_)
-    if (auto c = measure::read_nic_counters(*nic_)) {
-      s.nic = measure::nic_between(*nic_, nic_last_, *c, dt);
-      nic_last_ = *c;
-    }
+  SideMeter::Reading m = meter_.lap();
+  s.cpu = std::move(m.cpu);
+  s.nic = std::move(m.nic);
   last_s_ = s.end_s;
   return s;
 }

@@ -12,9 +12,8 @@
 
 #include "engine/results.h"
 #include "engine/worker.h"
-#include "measure/cpu_meter.h"
-#include "measure/nic_counters.h"
 #include "net/socket.h"
+#include "session/side_meter.h"
 
 namespace flowperf::session {
 
@@ -48,9 +47,7 @@ class IntervalSampler {
   Clock::time_point t0_, next_;
   double last_s_ = 0;
   std::vector<Mark> last_;
-  measure::CpuSnapshot cpu_;
-  std::optional<std::string> nic_;
-  measure::NicCounters nic_last_;
+  SideMeter meter_;  // CPU and interface counters, lap by lap
 };
 
 }  // namespace flowperf::session

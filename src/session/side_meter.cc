@@ -2,11 +2,11 @@
 
 namespace flowperf::session {
 
-void SideMeter::start(const net::Address& local) {
+void SideMeter::start(const net::Address* local) {
   started_ = true;
   t0_ = std::chrono::steady_clock::now();
   cpu0_ = measure::take_cpu_snapshot();
-  nic_ = measure::interface_for(local);
+  if (local) nic_ = measure::interface_for(*local);
   if (nic_) {
     if (auto c = measure::read_nic_counters(*nic_))
       nic0_ = *c;
@@ -15,15 +15,28 @@ void SideMeter::start(const net::Address& local) {
   }
 }
 
+SideMeter::Reading SideMeter::lap() {
+  Reading r;
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = std::chrono::duration<double>(now - t0_).count();
+  measure::CpuSnapshot cpu = measure::take_cpu_snapshot();
+  r.cpu = measure::cpu_between(cpu0_, cpu, elapsed);
+  cpu0_ = std::move(cpu);
+  if (nic_)
+    if (auto c = measure::read_nic_counters(*nic_)) {
+      r.nic = measure::nic_between(*nic_, nic0_, *c, elapsed);
+      nic0_ = *c;
+    }
+  t0_ = now;
+  return r;
+}
+
 void SideMeter::finish(engine::SideResult& side) {
   if (!started_ || finished_) return;
   finished_ = true;
-  const double elapsed =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-  side.cpu = measure::cpu_between(cpu0_, measure::take_cpu_snapshot(), elapsed);
-  if (nic_)
-    if (auto c = measure::read_nic_counters(*nic_))
-      side.nic = measure::nic_between(*nic_, nic0_, *c, elapsed);
+  Reading r = lap();
+  side.cpu = std::move(r.cpu);
+  side.nic = std::move(r.nic);
 }
 
 }  // namespace flowperf::session

@@ -17,8 +17,16 @@ namespace flowperf::session {
 
 class SideMeter {
  public:
-  // local: this side's address on the connection to the peer.
-  void start(const net::Address& local);
+  struct Reading {
+    std::optional<measure::CpuUsage> cpu;
+    std::optional<measure::NicUsage> nic;
+  };
+  // local: this side's address on the connection to the peer (nullptr: no
+  // interface counters).
+  void start(const net::Address* local);
+  void start(const net::Address& local) { start(&local); }
+  // What happened since start() or the last lap(); the next lap starts now.
+  Reading lap();
   // Fills side.cpu and side.nic for the time since start(). Safe to call
   // once; later calls do nothing.
   void finish(engine::SideResult& side);
