@@ -129,6 +129,13 @@ void check_combinations(const ClientArgs& a, const spec::TestInfo& t) {
     throw usage_error(
         "-n and -l exclude each other: -n stops the test after a count, -l after a time; give "
         "one of them");
+  if (!spec::carries_data(t.kind) && (a.given.rr || a.given.send_size || a.given.recv_size))
+    throw usage_error(fmt::format(
+        "-{}: TCP_CC sends no data, so it has no message sizes; use -t TCP_CRR to time a "
+        "request and response on each connection",
+        a.given.rr          ? 'r'
+        : a.given.send_size ? 'm'
+                            : 'M'));
   if (!stream && a.given.send_size)
     throw usage_error(fmt::format(
         "-m {}: a send size applies to stream tests, not -t {}; give request and response "
@@ -468,7 +475,7 @@ int native_main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(1, 65535));
   app.add_option("-t,--test", c.test,
-                 "TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR or UDP_RR (any case)")
+                 "TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR or TCP_CC (any case)")
       ->capture_default_str();
   CLI::Option* length =
       app.add_option("-l,--length", c.duration, "test length in seconds")->capture_default_str();

@@ -849,14 +849,14 @@ spec::TestKind netperf_test_kind(const NetperfArgs& a) {
     case NetperfTest::kUdpRr:
       return spec::TestKind::kUdpRr;
     case NetperfTest::kTcpCc:
-      break;
+      return spec::TestKind::kTcpCc;
     case NetperfTest::kOmni:
       if (a.protocol == spec::Protocol::kTcp) {
         if (xmit && recv)
           return a.connection_test ? spec::TestKind::kTcpCrr : spec::TestKind::kTcpRr;
         if (!a.connection_test && xmit) return spec::TestKind::kTcpStream;
         if (!a.connection_test && recv) return spec::TestKind::kTcpMaerts;
-        break;  // a connection test without data: TCP_CC
+        break;  // a connection test sending one way
       }
       if (a.connection_test)
         throw usage_error("-c: UDP has no connections to time; drop -c, or use -T tcp");
@@ -867,8 +867,8 @@ spec::TestKind netperf_test_kind(const NetperfArgs& a) {
           "UDP_STREAM from the other host instead");
   }
   throw usage_error(
-      "TCP_CC (connect/close without data) is not supported by flowperf; TCP_CRR measures "
-      "connect, request, response and close");
+      "-c: flowperf times connections with a request and a response (-d rr, as TCP_CRR) or with "
+      "no data (-t TCP_CC); a connection test that sends one way only is not built");
 }
 
 bool netperf_is_rr(const NetperfArgs& a) {

@@ -33,7 +33,7 @@ enum class NetperfTest {
   kUdpStream,
   kTcpRr,
   kTcpCrr,
-  kTcpCc,  // connect/close without data: recognised, refused with a clear error
+  kTcpCc,  // connect/close without data (netperf runs it on its classic messages)
   kUdpRr,
   kOmni,
 };
@@ -142,7 +142,7 @@ const char* netperf_test_name(NetperfTest test);
 
 // The flowperf test that runs for these arguments: TCP_SENDFILE is TCP_STREAM,
 // OMNI follows -d/-T/-c. Throws Error(kUsage) for what flowperf cannot run
-// (TCP_CC, UDP receive-only, UDP connection tests).
+// (one-way TCP connection tests, UDP receive-only, UDP connection tests).
 spec::TestKind netperf_test_kind(const NetperfArgs& args);
 
 // True for the request/response family (netperf's 'x' default unit).

@@ -129,6 +129,8 @@ std::string title_for(const NetperfArgs& a, spec::TestKind kind) {
           return "MIGRATED TCP Connect/Request/Response TEST";
         case spec::TestKind::kUdpRr:
           return "MIGRATED UDP REQUEST/RESPONSE TEST";
+        case spec::TestKind::kTcpCc:
+          return "TCP Connect/Close TEST";  // netperf 2.7 runs it unmigrated
       }
   }
   return "OMNI " + direction_name(a) + " TEST";

@@ -44,7 +44,7 @@ Global options:
     -s seconds        Pause this long between setup and the test
     -S                SO_KEEPALIVE on the data sockets of both ends
     -t testname       TCP_STREAM (default), TCP_MAERTS, TCP_SENDFILE,
-                      UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR or OMNI
+                      UDP_STREAM, TCP_RR, TCP_CRR, TCP_CC, UDP_RR or OMNI
     -T lcpu,rcpu      Run the data path on these CPUs (here, at the server)
     -v verbosity      0: the result alone, 1: the table (default), 2: more
     -V                Version, then exit

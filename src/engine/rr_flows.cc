@@ -321,7 +321,7 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         if (blocking_) apply_mode(fd_, true);
         counters.connects.add(1);
         if (::connect(fd_, server_.sa(), server_.len) == 0) {
-          state_ = State::kSend;
+          state_ = after_connect();
           continue;
         }
         if (errno == EINPROGRESS || (blocking_ && again(errno))) {
@@ -343,7 +343,7 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
           close_fd(fd_);
           return fail("connect failed", soerr);
         }
-        state_ = State::kSend;
+        state_ = after_connect();
         continue;
       }
       case State::kSend: {
@@ -354,7 +354,7 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
           off_ += static_cast<uint32_t>(n);
           if (off_ == req_) {
             off_ = 0;
-            state_ = State::kRecv;
+            state_ = resp_ ? State::kRecv : State::kAwaitEof;
           }
           continue;
         }
@@ -456,9 +456,15 @@ void CrrServerFlow::accept_all() noexcept {
     Conn* c = free_;
     free_ = c->next_free;
     c->fd = fd;
-    c->sending = false;
+    c->sending = req_ == 0;
     c->off = 0;
     ++open_;
+    if (req_ == 0 && resp_ == 0) {  // TCP_CC: the accept is the transaction
+      counters.transactions.add(1);
+      counters.connects.add(1);
+      close_conn(c);
+      continue;
+    }
     if (opts_.nodelay) {
       int one = 1;
       ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -489,17 +495,17 @@ void CrrServerFlow::serve(Conn* c) noexcept {
       close_conn(c);  // EOF or error before a whole request: not a transaction
       return;
     }
+    if (c->off == resp_) {
+      counters.transactions.add(1);
+      counters.connects.add(1);
+      close_conn(c);  // we close first: TIME_WAIT lands here, not on the client
+      return;
+    }
     ssize_t n = ::send(c->fd, buf_.get() + c->off, resp_ - c->off, MSG_NOSIGNAL);
     if (n > 0) {
       counters.bytes_sent.add(static_cast<uint64_t>(n));
       counters.send_calls.add(1);
       c->off += static_cast<uint32_t>(n);
-      if (c->off == resp_) {
-        counters.transactions.add(1);
-        counters.connects.add(1);
-        close_conn(c);  // we close first: TIME_WAIT lands here, not on the client
-        return;
-      }
       continue;
     }
     if (n < 0 && again(errno)) {

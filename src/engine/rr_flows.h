@@ -8,6 +8,9 @@
 //                 (the server closes first, so TIME_WAIT stays on its side and
 //                 the client's ephemeral ports do not run out)
 // TCP_CRR server: accept ─► RECV req ─► SEND resp ─► close, many at once
+// TCP_CC:         the TCP_CRR flows with no request and no response: the
+//                 client connects and waits for the server's close; the
+//                 server accepts and closes at once
 // UDP_RR client:  [SEND req(seq) ─► RECV resp(seq) or time out]*; the timeout
 //                 follows the measured round trip (RFC 6298 style)
 // UDP_RR server:  [RECV req ─► SEND resp to its source]* ─► drain ─► done
@@ -112,6 +115,10 @@ class CrrClientFlow final : public Flow {
 
  private:
   enum class State { kIdle, kConnecting, kSend, kRecv, kAwaitEof };
+  // TCP_CC (no request, no response) goes straight to waiting for the close.
+  State after_connect() const noexcept {
+    return req_ ? State::kSend : resp_ ? State::kRecv : State::kAwaitEof;
+  }
   net::Address server_;
   SocketOptions opts_;
   std::unique_ptr<char[]> buf_;

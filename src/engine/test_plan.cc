@@ -7,6 +7,13 @@ namespace flowperf::engine {
 
 using spec::TestKind;
 
+namespace {
+// TCP_CC's sizes are only reported: its flows move no data.
+uint32_t data_size(const spec::TestSpec& s, uint32_t size) {
+  return spec::carries_data(s.test) ? size : 0;
+}
+}  // namespace
+
 uint64_t quota_for(uint64_t count, uint32_t i, uint32_t n) {
   if (count == 0) return 0;
   uint64_t q = count / n + (i < count % n ? 1 : 0);
@@ -36,10 +43,12 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
         f = std::make_unique<TcpRrClientFlow>(std::move(sockets[i]), s.request_size,
                                               s.response_size, quota);
         break;
-      case TestKind::kTcpCrr: {
+      case TestKind::kTcpCrr:
+      case TestKind::kTcpCc: {
         SocketOptions o{static_cast<int>(s.local_sndbuf), static_cast<int>(s.local_rcvbuf),
                         s.nodelay};
-        f = std::make_unique<CrrClientFlow>(crr_server, o, s.request_size, s.response_size, quota);
+        f = std::make_unique<CrrClientFlow>(crr_server, o, data_size(s, s.request_size),
+                                            data_size(s, s.response_size), quota);
         break;
       }
       case TestKind::kUdpRr:
@@ -58,12 +67,12 @@ std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& s,
                                                 std::vector<net::Fd> sockets,
                                                 const std::vector<int>& crr_listeners) {
   std::vector<std::unique_ptr<Flow>> flows;
-  if (s.test == TestKind::kTcpCrr) {
+  if (spec::info(s.test).connect_per_transaction) {
     SocketOptions o{static_cast<int>(s.remote_sndbuf), static_cast<int>(s.remote_rcvbuf),
                     s.nodelay};
     for (size_t i = 0; i < crr_listeners.size(); ++i) {
-      flows.push_back(
-          std::make_unique<CrrServerFlow>(crr_listeners[i], o, s.request_size, s.response_size));
+      flows.push_back(std::make_unique<CrrServerFlow>(
+          crr_listeners[i], o, data_size(s, s.request_size), data_size(s, s.response_size)));
       flows.back()->index = static_cast<uint32_t>(i);
     }
     return flows;
@@ -92,6 +101,7 @@ std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& s,
                                               s.response_size);
         break;
       case TestKind::kTcpCrr:
+      case TestKind::kTcpCc:
         break;
     }
     f->index = i;

@@ -103,6 +103,14 @@ Frame blank(int32_t type, int32_t second) {
 
 }  // namespace
 
+char cpu_method_letter(int32_t method) {
+  // CPU_UNKNOWN, HP_IDLE_COUNTER, PSTAT, TIMES, LOOPER, GETRUSAGE,
+  // NT_METHOD, KSTAT, PROC_STAT, SYSCTL, PERFSTAT, KSTAT_10, OSX (netlib.h)
+  static constexpr char kLetters[] = "UIPTLRNKSCEMO";
+  if (method < 0 || method >= static_cast<int32_t>(sizeof kLetters - 1)) return '?';
+  return kLetters[method];
+}
+
 RequestKind classify_request(int32_t type) {
   switch (type) {
     case kDoOmni:
@@ -120,6 +128,8 @@ RequestKind classify_request(int32_t type) {
       return RequestKind::kClassicTcpStream;
     case kDoTcpRr:
       return RequestKind::kClassicTcpRr;
+    case kDoTcpCc:
+      return RequestKind::kClassicTcpCc;
     default:
       return RequestKind::kUnknown;
   }
@@ -386,8 +396,9 @@ ClassicTcpStreamResults decode_classic_tcp_stream_results(const Frame& f) {
   return r;
 }
 
-Frame encode_classic_tcp_rr_request(const ClassicTcpRrRequest& r) {
-  Frame f = blank(kDoTcpRr, -1);
+Frame encode_classic_tcp_rr_request(const ClassicTcpRrRequest& r, int32_t type,
+                                    int32_t cpu_affinity) {
+  Frame f = blank(type, cpu_affinity);
   Writer w(f);
   w.i(r.recv_buf_size).i(r.send_buf_size).i(r.recv_alignment).i(r.recv_offset);
   w.i(r.send_alignment).i(r.send_offset).i(r.request_size).i(r.response_size);
@@ -418,8 +429,9 @@ ClassicTcpRrRequest decode_classic_tcp_rr_request(const Frame& f) {
   return r;
 }
 
-Frame encode_classic_tcp_rr_response(const ClassicTcpRrResponse& r, int32_t serv_errno) {
-  Frame f = blank(kTcpRrResponse, serv_errno);
+Frame encode_classic_tcp_rr_response(const ClassicTcpRrResponse& r, int32_t serv_errno,
+                                     int32_t type) {
+  Frame f = blank(type, serv_errno);
   Writer w(f);
   w.i(r.recv_buf_size).i(r.no_delay).i(r.measure_cpu).i(r.test_length).i(r.send_buf_size);
   w.i(r.data_port).f(r.cpu_rate).i(r.so_rcvavoid).i(r.so_sndavoid);
@@ -441,8 +453,8 @@ ClassicTcpRrResponse decode_classic_tcp_rr_response(const Frame& f) {
   return r;
 }
 
-Frame encode_classic_tcp_rr_results(const ClassicTcpRrResults& r) {
-  Frame f = blank(kTcpRrResults, 0);
+Frame encode_classic_tcp_rr_results(const ClassicTcpRrResults& r, int32_t type) {
+  Frame f = blank(type, 0);
   Writer w(f);
   w.u(r.bytes_received).u(r.recv_calls).u(r.trans_received).f(r.elapsed_time).f(r.cpu_util);
   w.f(r.serv_dem).i(r.cpu_method).i(r.num_cpus);

@@ -54,6 +54,9 @@ inline constexpr int32_t kDoTcpRr = 13;
 inline constexpr int32_t kTcpRrResponse = 14;
 inline constexpr int32_t kTcpRrResults = 15;
 inline constexpr int32_t kDoOmni = 97;
+inline constexpr int32_t kDoTcpCc = 300;
+inline constexpr int32_t kTcpCcResponse = 301;
+inline constexpr int32_t kTcpCcResults = 302;
 inline constexpr int32_t kOmniResponse = 98;
 inline constexpr int32_t kDoSysinfo = 600;
 inline constexpr int32_t kSysinfoResponse = 601;
@@ -73,7 +76,11 @@ inline constexpr uint32_t kFlagWantRemoteCong = 0x20;
 inline constexpr uint32_t kFlagFastOpen = 0x800;
 inline constexpr uint32_t kFlagUseConnected = 0x4000;
 inline constexpr uint32_t kFlagKeepalive = 0x80000000;  // SO_KEEPALIVE on the data socket
-inline constexpr int kPadTimeS = 4;  // netserver's timer pad for tests it does not only send in
+inline constexpr int kPadTimeS = 4;
+// How a side measured its CPU: netperf's enum on the wire (PROC_STAT is 8),
+// printed as one letter ("% S").
+inline constexpr int32_t kCpuMethodUnknown = 0, kCpuMethodProcStat = 8;
+char cpu_method_letter(int32_t method);  // netserver's timer pad for tests it does not only send in
 
 class WireError : public std::runtime_error {
  public:
@@ -155,6 +162,8 @@ struct OmniResults {
 };
 
 // Classic TCP_STREAM (10/11/12) and TCP_RR (13/14/15), every word swapped.
+// TCP_CC (300/301/302), which netperf 2.7 still runs the classic way, uses
+// TCP_RR's three layouts word for word under its own message types.
 struct ClassicTcpStreamRequest {
   int32_t send_buf_size = -1, recv_buf_size = -1, receive_size = 0;
   int32_t recv_alignment = 8, recv_offset = 0, no_delay = 0, measure_cpu = 0;
@@ -205,6 +214,7 @@ enum class RequestKind {
   kSysinfo,
   kClassicTcpStream,
   kClassicTcpRr,
+  kClassicTcpCc,
   kUnknown  // reply serv_errno 998
 };
 RequestKind classify_request(int32_t type);
@@ -228,11 +238,15 @@ Frame encode_classic_tcp_stream_response(const ClassicTcpStreamResponse& r, int3
 ClassicTcpStreamResponse decode_classic_tcp_stream_response(const Frame& f);
 Frame encode_classic_tcp_stream_results(const ClassicTcpStreamResults& r);
 ClassicTcpStreamResults decode_classic_tcp_stream_results(const Frame& f);
-Frame encode_classic_tcp_rr_request(const ClassicTcpRrRequest& r);
+// `type`: kDoTcpRr / kTcpRrResponse / kTcpRrResults, or TCP_CC's.
+// cpu_affinity: header word 1, as in the omni request (netperf -T ,n).
+Frame encode_classic_tcp_rr_request(const ClassicTcpRrRequest& r, int32_t type = kDoTcpRr,
+                                    int32_t cpu_affinity = -1);
 ClassicTcpRrRequest decode_classic_tcp_rr_request(const Frame& f);
-Frame encode_classic_tcp_rr_response(const ClassicTcpRrResponse& r, int32_t serv_errno = 0);
+Frame encode_classic_tcp_rr_response(const ClassicTcpRrResponse& r, int32_t serv_errno = 0,
+                                     int32_t type = kTcpRrResponse);
 ClassicTcpRrResponse decode_classic_tcp_rr_response(const Frame& f);
-Frame encode_classic_tcp_rr_results(const ClassicTcpRrResults& r);
+Frame encode_classic_tcp_rr_results(const ClassicTcpRrResults& r, int32_t type = kTcpRrResults);
 ClassicTcpRrResults decode_classic_tcp_rr_results(const Frame& f);
 
 // PASSPHRASE: the header swapped, then the NUL-terminated phrase raw.

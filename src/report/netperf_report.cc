@@ -210,7 +210,8 @@ std::string udp_stream_table(const session::TestResult& r, const NetperfReportOp
 std::string rr_table(const session::TestResult& r, const NetperfReportOptions& o,
                      const OmniValues& v) {
   const TestKind kind = r.spec.test;
-  const bool crr = kind == TestKind::kTcpCrr, udp = kind == TestKind::kUdpRr;
+  // TCP_CRR and TCP_CC print netperf's connection-test table (no brand).
+  const bool crr = spec::info(kind).connect_per_transaction, udp = kind == TestKind::kUdpRr;
   const bool cpu = o.local_cpu || o.remote_cpu;
   const char unit = netperf_effective_unit(o.unit, kind);
   const std::string brand = tail_brand(o);
@@ -610,6 +611,7 @@ std::string render(const session::TestResult& r, const NetperfReportOptions& o,
     case TestKind::kTcpRr:
     case TestKind::kTcpCrr:
     case TestKind::kUdpRr:
+    case TestKind::kTcpCc:
       return rr_table(r, o, v);
   }
   return {};

@@ -69,7 +69,7 @@ Summary summarize(const session::TestResult& r) {
     StreamSummary s;
     s.index = lf.index;
     const engine::FlowResult* rf =
-        remote && r.spec.test != TestKind::kTcpCrr ? find_flow(*remote, lf.index) : nullptr;
+        remote && !info.connect_per_transaction ? find_flow(*remote, lf.index) : nullptr;
     if (sum.stream_family) {
       fill_stream(s, lf, rf, r.spec.test, &sum.receiver_counted);
     } else {
@@ -102,8 +102,7 @@ Summary summarize(const session::TestResult& r) {
     t.late += s.late;
     t.jitter_ms = std::max(t.jitter_ms, s.jitter_ms);
   }
-  if (r.spec.test == TestKind::kTcpCrr && remote)
-    t.remote_transactions = remote->total().transactions;
+  if (info.connect_per_transaction && remote) t.remote_transactions = remote->total().transactions;
   t.throughput_bps = rate(8.0 * static_cast<double>(t.bytes_received), t.elapsed_s);
   t.send_bps = rate(8.0 * static_cast<double>(t.bytes_sent), t.elapsed_s);
   t.transactions_per_s = rate(static_cast<double>(t.transactions), t.elapsed_s);

@@ -40,9 +40,10 @@ std::string text_header(const session::TestResult& r) {
                             info.family == spec::Family::kStream ? "bytes" : "transactions")
               : fmt::format("{:g} s", s.duration_s);
   std::string sizes =
-      info.family == spec::Family::kStream
-          ? fmt::format("send size {} B", s.effective_send_size())
-          : fmt::format("request {} B, response {} B", s.request_size, s.response_size);
+      info.family == spec::Family::kStream ? fmt::format("send size {} B", s.effective_send_size())
+      : spec::carries_data(s.test)
+          ? fmt::format("request {} B, response {} B", s.request_size, s.response_size)
+          : std::string("no data: connect, then the server closes");
   out += fmt::format("  {} stream{}, {}, {}", s.streams, s.streams == 1 ? "" : "s", length, sizes);
   if (s.rate_bps)
     out += ", target " + rate_text(static_cast<double>(s.rate_bps), core::RateUnit::Auto);

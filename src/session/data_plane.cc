@@ -55,7 +55,7 @@ ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& l
     }
     return p;
   }
-  const size_t listeners = s.test == TestKind::kTcpCrr ? std::max(1u, threads) : 1;
+  const size_t listeners = spec::info(s.test).connect_per_transaction ? std::max(1u, threads) : 1;
   net::Address addr = any;
   for (size_t i = 0; i < listeners; ++i) {
     net::Fd fd = make_socket(addr, SOCK_STREAM);
@@ -164,7 +164,7 @@ std::vector<net::Fd> open_client_sockets(const spec::TestSpec& s, const net::Add
     }
     return out;
   }
-  if (s.test == TestKind::kTcpCrr) return out;
+  if (spec::info(s.test).connect_per_transaction) return out;
   net::Address a = server;
   a.set_port(ok.tcp_port);
   for (uint32_t i = 0; i < s.streams; ++i) {

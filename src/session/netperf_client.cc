@@ -191,6 +191,7 @@ np::OmniRequest make_request(const spec::TestSpec& s, int family) {
     case TestKind::kTcpRr:
     case TestKind::kTcpCrr:
     case TestKind::kUdpRr:
+    case TestKind::kTcpCc:  // sent as a classic request (classic_cc_request)
       r.direction = np::kDirXmit | np::kDirRecv;
       r.request_size = static_cast<int32_t>(s.request_size);
       r.response_size = static_cast<int32_t>(s.response_size);
@@ -211,6 +212,50 @@ np::OmniRequest make_request(const spec::TestSpec& s, int family) {
   r.ipfamily = family == AF_INET6 ? np::kNfInet6 : np::kNfInet;
   r.socket_type = udp ? np::kNstDgram : np::kNstStream;
   r.protocol = udp ? IPPROTO_UDP : IPPROTO_TCP;
+  return r;
+}
+
+// TCP_CC as netperf 2.7 asks for it: the classic DO_TCP_CC message (TCP_RR's
+// layout), whose answers are read into the omni structures the rest of a
+// test uses.
+np::Frame classic_cc_request(const np::OmniRequest& omni, const NetperfDataOptions& d) {
+  np::ClassicTcpRrRequest r;
+  r.recv_buf_size = omni.recv_buf_size;
+  r.send_buf_size = omni.send_buf_size;
+  r.request_size = omni.request_size;
+  r.response_size = omni.response_size;
+  r.no_delay = (omni.flags & np::kFlagNoDelay) ? 1 : 0;
+  r.measure_cpu = (omni.flags & np::kFlagMeasureCpu) ? 1 : 0;
+  r.test_length = omni.test_length;
+  r.port = d.remote_port;
+  r.ipfamily = static_cast<int32_t>(omni.ipfamily);
+  return np::encode_classic_tcp_rr_request(r, np::kDoTcpCc, d.remote_cpu < 0 ? -1 : d.remote_cpu);
+}
+
+np::OmniResponse classic_cc_setup(const np::Frame& f) {
+  const auto c = np::decode_classic_tcp_rr_response(f);
+  np::OmniResponse r;
+  r.recv_buf_size = c.recv_buf_size;
+  r.send_buf_size = c.send_buf_size;
+  r.data_port = static_cast<uint32_t>(c.data_port);
+  if (c.no_delay) r.flags |= np::kFlagNoDelay;
+  if (c.measure_cpu) r.flags |= np::kFlagMeasureCpu;
+  return r;
+}
+
+np::OmniResults classic_cc_results(const np::Frame& f, const np::OmniResponse& setup) {
+  const auto c = np::decode_classic_tcp_rr_results(f);
+  np::OmniResults r;
+  r.bytes_received = c.bytes_received;
+  r.recv_calls = c.recv_calls;
+  r.trans_received = c.trans_received;
+  r.elapsed_time = c.elapsed_time;
+  r.num_cpus = c.num_cpus;
+  if (setup.flags & np::kFlagMeasureCpu) {
+    // netserver fills the utilisation only; its TCP_CC leaves the method unset
+    r.cpu_util = c.cpu_util;
+    r.cpu_method = np::kCpuMethodProcStat;
+  }
   return r;
 }
 
@@ -245,7 +290,7 @@ engine::SideResult remote_side(const np::OmniResults& res, const np::OmniRespons
     c.peak_cpu = res.peak_cpu_id;
     c.peak_util = res.peak_cpu_util;
     c.elapsed_s = res.elapsed_time;
-    c.method = std::string(1, static_cast<char>(res.cpu_method));
+    c.method = std::string(1, np::cpu_method_letter(static_cast<int32_t>(res.cpu_method)));
     side.cpu = c;
   }
   side.elapsed_s = res.elapsed_time;
@@ -352,8 +397,10 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
     data_bind.storage.ss_family = static_cast<sa_family_t>(server.family());
     data_bind.len = server.family() == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
   }
-  data_bind.set_port(spec.test == TestKind::kTcpCrr ? 0 : d.local_port);
-  const bool have_local = c.have_local || (d.local_port != 0 && spec.test != TestKind::kTcpCrr);
+  const bool conn_test = info.connect_per_transaction;  // TCP_CRR, TCP_CC
+  const bool cc = spec.test == TestKind::kTcpCc;
+  data_bind.set_port(conn_test ? 0 : d.local_port);
+  const bool have_local = c.have_local || (d.local_port != 0 && !conn_test);
 
   // 2. UDP: the data socket first, so the request can name its port.
   net::Fd udp_socket;
@@ -385,7 +432,8 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   request.socket_tos = d.remote_tos;
   if (d.keepalive) request.flags |= np::kFlagKeepalive;
   const np::Frame req_frame =
-      np::encode_omni_request(request, d.remote_cpu < 0 ? -1 : d.remote_cpu);
+      cc ? classic_cc_request(request, d)
+         : np::encode_omni_request(request, d.remote_cpu < 0 ? -1 : d.remote_cpu);
   if (net::sys::write_all(c.fd.get(), req_frame.data(), req_frame.size(), after(10)) !=
       net::sys::IoStatus::kOk)
     throw runtime_error("the server at " + where + " went away (cannot send the test request)");
@@ -404,7 +452,7 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
       throw Error(ExitCode::kInterrupted, "interrupted before the test started");
   }
   if (int e = np::decode_header(frame).second) throw runtime_error(remote_error_text(e, where));
-  const np::OmniResponse setup = np::decode_omni_response(frame);
+  const np::OmniResponse setup = cc ? classic_cc_setup(frame) : np::decode_omni_response(frame);
   if (setup.data_port == 0 || setup.data_port > 65535)
     throw runtime_error(
         fmt::format("the server at {} offered data port {}", where, setup.data_port));
@@ -421,7 +469,7 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
                           net::sys::errno_text(errno));
     end_marker = net::Fd(::fcntl(udp_socket.get(), F_DUPFD_CLOEXEC, 0));
     sockets.push_back(std::move(udp_socket));
-  } else if (spec.test != TestKind::kTcpCrr) {
+  } else if (!conn_test) {
     net::Fd fd = open_socket(data_server, have_local ? &data_bind : nullptr, SOCK_STREAM,
                              static_cast<int>(spec.local_sndbuf),
                              static_cast<int>(spec.local_rcvbuf), after(30), &err, &buffers, &d);
@@ -431,7 +479,7 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
     if (spec.nodelay) net::set_nodelay(fd.get(), true);
     sockets.push_back(std::move(fd));
   } else {
-    // TCP_CRR's flow opens its own sockets; report what a new one gets.
+    // TCP_CRR's and TCP_CC's flow opens its own sockets; report what a new one gets.
     net::Fd probe(::socket(server.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
     net::set_buffers(probe.get(), static_cast<int>(spec.local_sndbuf),
                      static_cast<int>(spec.local_rcvbuf));
@@ -444,9 +492,10 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   crr_options.keepalive = d.keepalive;
   crr_options.congestion = d.local_cong;
   auto flows = engine::client_flows(spec, std::move(sockets), data_server);
-  if (spec.test == TestKind::kTcpCrr)  // the same flow, with netperf's socket options
-    flows[0] = std::make_unique<engine::CrrClientFlow>(data_server, crr_options, spec.request_size,
-                                                       spec.response_size, spec.count);
+  if (conn_test)  // the same flow, with netperf's socket options (TCP_CC: and no data)
+    flows[0] = std::make_unique<engine::CrrClientFlow>(data_server, crr_options,
+                                                       cc ? 0 : spec.request_size,
+                                                       cc ? 0 : spec.response_size, spec.count);
   if (auto* rr = dynamic_cast<engine::UdpRrClientFlow*>(flows[0].get())) {
     rr->match_sequence = false;  // netserver answers with its own bytes
     rr->set_first_burst(static_cast<uint32_t>(std::max(d.first_burst, 0)));
@@ -493,8 +542,7 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
     // A TCP_CRR connection opened just as a server stopped serving is never
     // answered (netserver has no such moment; flowperf's server does).
     side.set_phase(engine::Phase::kDrain);
-    const bool crr = spec.test == TestKind::kTcpCrr;
-    if (!side.wait_finished(after(result.interrupted || crr ? 2 : 10)))
+    if (!side.wait_finished(after(result.interrupted || conn_test ? 2 : 10)))
       side.set_phase(engine::Phase::kAbort);
   }
   engine::SideResult measured;
@@ -531,7 +579,8 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
     if (int e = np::decode_header(frame).second) {
       result.error = remote_error_text(e, where);
     } else {
-      result.remote_side = remote_side(np::decode_omni_results(frame), setup, udp);
+      result.remote_side = remote_side(
+          cc ? classic_cc_results(frame, setup) : np::decode_omni_results(frame), setup, udp);
       result.have_remote = true;
     }
   } else if (got == Got::kClosed) {

@@ -8,8 +8,9 @@
 //   read a 656-byte request ─┬─ DO_OMNI ─► open the data socket, reply with
 //                            │             the setup response, run the test,
 //                            │             send the results unsolicited
-//                            ├─ classic TCP_STREAM / TCP_RR ─► the same,
-//                            │             in the pre-2.5 message layouts
+//                            ├─ classic TCP_STREAM / TCP_RR / TCP_CC ─► the
+//                            │             same, in the pre-2.5 message layouts
+//                            │             (netperf 2.7 still sends TCP_CC so)
 //                            ├─ PASSPHRASE ─► nothing (no reply)
 //                            ├─ DEBUG_ON/OFF, CPU_CALIBRATE, SYSINFO ─► a small reply
 //                            └─ anything else ─► serv_errno 998
@@ -19,7 +20,7 @@
 // until its own test_length timer; UDP tests end at the client's
 // zero-length datagram. A missing end falls back to the timer padded by
 // PAD_TIME (4 s), which is then subtracted from the elapsed time. TCP_CRR
-// has no end mark on the data path at all: netserver waits for its padded
+// and TCP_CC have no end mark on the data path at all: netserver waits for its padded
 // timer; we stop once test_length has passed and no transaction has
 // completed for 300 ms, and keep the listener open until the client's next
 // message, so a last connection made after that is parked in the backlog
@@ -30,6 +31,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -89,6 +91,11 @@ struct Plan {
   int cpu = -1;            // the CPU to run the data path on (netperf -T ,remote)
 };
 
+// The "rate" netserver's /proc/stat CPU method reports when it calibrates:
+// clock ticks per second. netperf warns that remote CPU figures rest on
+// process information alone when it is 0.
+float clock_ticks() { return static_cast<float>(::sysconf(_SC_CLK_TCK)); }
+
 bool is_udp(TestKind k) { return k == TestKind::kUdpStream || k == TestKind::kUdpRr; }
 
 // The socket as set up, for the setup response.
@@ -147,7 +154,10 @@ class NetperfSession {
           go_on = serve_classic_stream(f);
           break;
         case np::RequestKind::kClassicTcpRr:
-          go_on = serve_classic_rr(f);
+          go_on = serve_classic_rr(f, TestKind::kTcpRr);
+          break;
+        case np::RequestKind::kClassicTcpCc:
+          go_on = serve_classic_rr(f, TestKind::kTcpCc);
           break;
         case np::RequestKind::kPassphraseNoReply:
           break;  // this server asks for none; netserver never answers one
@@ -292,7 +302,7 @@ class NetperfSession {
       res.cpu_percent_iowait = static_cast<float>(c.iowait);
       res.cpu_percent_irq = static_cast<float>(c.irq);
       res.cpu_percent_swintr = static_cast<float>(c.softirq);
-      res.cpu_method = static_cast<uint32_t>('S');  // netperf's code for /proc/stat
+      res.cpu_method = np::kCpuMethodProcStat;
       res.num_cpus = c.num_cpus;
       res.peak_cpu_id = c.peak_cpu;
       res.peak_cpu_util = static_cast<float>(c.peak_util);
@@ -378,8 +388,14 @@ class NetperfSession {
     resp.no_delay = p.nodelay;
     resp.send_buf_size = ds.sndbuf;
     resp.data_port = ds.port;
+    resp.measure_cpu = r.measure_cpu ? 1 : 0;          // echoed because we then do measure
+    if (r.measure_cpu) resp.cpu_rate = clock_ticks();  // as netserver's /proc/stat method
     if (!send(np::encode_classic_tcp_stream_response(resp))) return false;
+    SideMeter meter;
+    if (r.measure_cpu) meter.start(net::local_address(control_));
     Outcome o = run_data_phase(p, ds, Clock::now());
+    engine::SideResult measured;
+    meter.finish(measured);  // nothing when not started
     slot_.release();
     if (o.aborted) {
       log("TCP_STREAM", fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
@@ -393,31 +409,42 @@ class NetperfSession {
     res.num_cpus = static_cast<int32_t>(std::thread::hardware_concurrency());
     res.recv_buf_size = o.rcvbuf_end;
     res.send_buf_size = o.sndbuf_end;
+    if (measured.cpu) {
+      res.cpu_util = static_cast<float>(measured.cpu->util);
+      res.cpu_method = np::kCpuMethodProcStat;
+      res.num_cpus = measured.cpu->num_cpus;
+    }
     const bool sent = send(np::encode_classic_tcp_stream_results(res));
     log_done("TCP_STREAM", o, sent);
     return sent;
   }
 
-  bool serve_classic_rr(const np::Frame& frame) {
+  // Classic TCP_RR, and TCP_CC (the same layouts under other types; netperf
+  // 2.7 still asks for TCP_CC this way). netserver starts TCP_RR's clock
+  // once the data connection is accepted, TCP_CC's once it has answered.
+  bool serve_classic_rr(const np::Frame& frame, TestKind kind) {
+    const bool cc = kind == TestKind::kTcpCc;
+    const char* name = cc ? "TCP_CC" : "TCP_RR";
     const auto r = np::decode_classic_tcp_rr_request(frame);
     Plan p;
-    p.kind = TestKind::kTcpRr;
+    p.kind = kind;
     p.sndbuf = r.send_buf_size;
     p.rcvbuf = r.recv_buf_size;
     p.nodelay = r.no_delay != 0;
     p.request_size = r.request_size;
     p.response_size = r.response_size;
     p.test_length = r.test_length;
-    p.timer_after_accept = true;
+    p.timer_after_accept = !cc;
     p.cpu = np::decode_header(frame).second;
+    const int32_t response_type = cc ? np::kTcpCcResponse : np::kTcpRrResponse;
     DataSocket ds;
     try {
       p.bind = bind_address(static_cast<uint32_t>(r.ipfamily), {}, static_cast<uint16_t>(r.port));
       admit(p);
       ds = open_data_socket(p);
     } catch (const Refusal& no) {
-      log("TCP_RR", "refused: " + no.why);
-      send(np::encode_classic_tcp_rr_response({}, no.err));
+      log(name, "refused: " + no.why);
+      send(np::encode_classic_tcp_rr_response({}, no.err, response_type));
       return false;
     }
     np::ClassicTcpRrResponse resp;
@@ -426,22 +453,38 @@ class NetperfSession {
     resp.test_length = r.test_length;
     resp.send_buf_size = ds.sndbuf;
     resp.data_port = ds.port;
-    if (!send(np::encode_classic_tcp_rr_response(resp))) return false;
+    resp.measure_cpu = r.measure_cpu ? 1 : 0;          // echoed because we then do measure
+    if (r.measure_cpu) resp.cpu_rate = clock_ticks();  // as netserver's /proc/stat method
+    if (!send(np::encode_classic_tcp_rr_response(resp, 0, response_type))) return false;
+    SideMeter meter;
+    if (r.measure_cpu) meter.start(net::local_address(control_));
     Outcome o = run_data_phase(p, ds, Clock::now());
+    engine::SideResult measured;
+    meter.finish(measured);  // nothing when not started
     slot_.release();
     if (o.aborted) {
-      log("TCP_RR", fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
+      log(name, fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
       return false;
     }
     np::ClassicTcpRrResults res;
     const auto t = o.side.total();
-    res.bytes_received = static_cast<uint32_t>(t.bytes_recv + t.bytes_sent);
+    // netserver's TCP_CC counts the bytes the sizes would have carried.
+    res.bytes_received =
+        cc ? static_cast<uint32_t>(t.transactions * static_cast<uint64_t>(std::max(
+                                                        0, r.request_size + r.response_size)))
+           : static_cast<uint32_t>(t.bytes_recv + t.bytes_sent);
     res.recv_calls = static_cast<uint32_t>(t.recv_calls);
     res.trans_received = static_cast<uint32_t>(t.transactions);
     res.elapsed_time = static_cast<float>(o.elapsed_s);
     res.num_cpus = static_cast<int32_t>(std::thread::hardware_concurrency());
-    const bool sent = send(np::encode_classic_tcp_rr_results(res));
-    log_done("TCP_RR", o, sent);
+    if (measured.cpu) {
+      res.cpu_util = static_cast<float>(measured.cpu->util);
+      res.cpu_method = np::kCpuMethodProcStat;
+      res.num_cpus = measured.cpu->num_cpus;
+    }
+    const bool sent =
+        send(np::encode_classic_tcp_rr_results(res, cc ? np::kTcpCcResults : np::kTcpRrResults));
+    log_done(name, o, sent);
     return sent;
   }
 
@@ -486,7 +529,7 @@ class NetperfSession {
     const bool rr = spec::info(p.kind).family == spec::Family::kRr;
     const int32_t max_size = static_cast<int32_t>(
         is_udp(p.kind) ? spec::kMaxUdpPayloadV6 : static_cast<int32_t>(spec::kMaxMessage));
-    if (rr && (p.request_size <= 0 || p.response_size <= 0))
+    if (rr && spec::carries_data(p.kind) && (p.request_size <= 0 || p.response_size <= 0))
       throw Refusal{EINVAL, "request/response sizes must be positive"};
     for (int32_t s : {p.send_size, p.recv_size, p.request_size, p.response_size})
       if (s > max_size) throw Refusal{EINVAL, fmt::format("message size {} is too large", s)};
@@ -560,6 +603,7 @@ class NetperfSession {
     if (p.cpu >= 0 && !pin.ok())
       log("-", fmt::format("cannot bind to CPU {}: {}", p.cpu, net::sys::errno_text(pin.error())));
     const TestKind kind = p.kind;
+    const bool conn_test = spec::info(kind).connect_per_transaction;  // TCP_CRR, TCP_CC
     const bool timed = p.test_length > 0;
     const double pad = timed && kind != TestKind::kTcpMaerts ? np::kPadTimeS : 0;
     const auto limit_from = [&](Clock::time_point from) {
@@ -568,9 +612,9 @@ class NetperfSession {
     Clock::time_point deadline = limit_from(t0);
     ControlWatch watch(control_);
 
-    // 1. TCP: the data connection (TCP_CRR accepts in its flow).
+    // 1. TCP: the data connection (TCP_CRR and TCP_CC accept in their flow).
     net::Fd conn;
-    if (!is_udp(kind) && kind != TestKind::kTcpCrr) {
+    if (!is_udp(kind) && !conn_test) {
       for (;;) {
         if (ctx_.stopping->load()) out.aborted = "server shutting down";
         if (watch.gone()) out.aborted = "the client went away";
@@ -611,12 +655,14 @@ class NetperfSession {
                                                          static_cast<uint32_t>(p.request_size),
                                                          static_cast<uint32_t>(p.response_size));
         break;
-      case TestKind::kTcpCrr: {
+      case TestKind::kTcpCrr:
+      case TestKind::kTcpCc: {
         net::set_nonblocking(ds.fd.get(), true);
         engine::SocketOptions o{p.sndbuf, p.rcvbuf, p.nodelay};
-        flow = std::make_unique<engine::CrrServerFlow>(ds.fd.get(), o,
-                                                       static_cast<uint32_t>(p.request_size),
-                                                       static_cast<uint32_t>(p.response_size));
+        const bool data = spec::carries_data(kind);  // TCP_CC: accept, then close
+        flow = std::make_unique<engine::CrrServerFlow>(
+            ds.fd.get(), o, data ? static_cast<uint32_t>(p.request_size) : 0,
+            data ? static_cast<uint32_t>(p.response_size) : 0);
         break;
       }
       case TestKind::kUdpStream: {
@@ -644,7 +690,7 @@ class NetperfSession {
     // 3. Until the test's own end, its timer, or trouble.
     const Clock::time_point stop_sending =
         timed ? t0 + secs(p.test_length) : Clock::time_point::max();
-    Clock::time_point stopped_at{};  // MAERTS and TCP_CRR: when we ended the test by time
+    Clock::time_point stopped_at{};  // MAERTS, TCP_CRR, TCP_CC: when we ended the test
     Clock::time_point last_activity = t0;
     uint64_t last_transactions = 0;
     for (;;) {
@@ -665,8 +711,11 @@ class NetperfSession {
           side.set_phase(engine::Phase::kDrain);
           stopped_at = now;
           deadline = now + kMaertsDrain;
-        } else if (kind == TestKind::kTcpCrr && now >= stop_sending &&
-                   now - last_activity >= kCrrQuiet) {
+        } else if (conn_test && now >= stop_sending && now - last_activity >= kCrrQuiet) {
+          side.set_phase(engine::Phase::kDrain);
+          stopped_at = last_activity;
+        } else if (conn_test && count && last_transactions >= count) {
+          // netserver counts connections down the same way
           side.set_phase(engine::Phase::kDrain);
           stopped_at = last_activity;
         }
@@ -685,10 +734,10 @@ class NetperfSession {
     for (const auto& f : side.flows()) end = std::max(end, f->ended);
     if (stopped_at != Clock::time_point{}) end = stopped_at;
     out.elapsed_s = std::max(0.0, seconds(end - t0) - (out.timed_out ? pad : 0));
-    const int probe = kind == TestKind::kTcpCrr ? ds.fd.get() : side.flows()[0]->initial_fd();
+    const int probe = conn_test ? ds.fd.get() : side.flows()[0]->initial_fd();
     out.sndbuf_end = p.sndbuf > 0 ? ds.sndbuf : net::get_sndbuf(probe);
     out.rcvbuf_end = p.rcvbuf > 0 ? ds.rcvbuf : net::get_rcvbuf(probe);
-    if (!is_udp(kind) && kind != TestKind::kTcpCrr) {
+    if (!is_udp(kind) && !conn_test) {
       if (auto ti = net::read_tcp_info(probe)) {
         out.retrans = static_cast<int>(ti->total_retrans);
         if (p.want_cong) out.cong = ti->congestion_control;
@@ -700,7 +749,7 @@ class NetperfSession {
     const int err = side.flows()[0]->error_errno;
     if (kind == TestKind::kTcpMaerts && (err == ECONNRESET || err == EPIPE))
       out.side.flows[0].error.clear();
-    if (kind == TestKind::kTcpCrr) crr_listener_ = std::move(ds.fd);
+    if (conn_test) crr_listener_ = std::move(ds.fd);
     return out;
   }
 

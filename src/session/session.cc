@@ -140,7 +140,7 @@ class Session {
 
     std::vector<net::Fd> sockets;
     std::vector<int> crr_listeners;
-    const bool crr = spec_.test == spec::TestKind::kTcpCrr;
+    const bool crr = spec::info(spec_.test).connect_per_transaction;
     if (spec::info(spec_.test).protocol == spec::Protocol::kUdp) {
       sockets = std::move(plane.udp);
     } else if (crr) {

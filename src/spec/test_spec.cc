@@ -23,6 +23,8 @@ const std::vector<TestInfo>& all_tests() {
        "TCP connect/request/response, a new connection per transaction"},
       {TestKind::kUdpRr, "UDP_RR", Protocol::kUdp, Family::kRr, true, false,
        "UDP request/response"},
+      {TestKind::kTcpCc, "TCP_CC", Protocol::kTcp, Family::kRr, true, true,
+       "TCP connect/close, a new connection per transaction and no data"},
   };
   return tests;
 }

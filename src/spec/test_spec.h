@@ -11,7 +11,10 @@
 
 namespace flowperf::spec {
 
-enum class TestKind { kTcpStream, kTcpMaerts, kUdpStream, kTcpRr, kTcpCrr, kUdpRr };
+// TCP_CC: a connection per transaction and no data (connect, then the
+// server closes); its request/response sizes are only reported, as netperf
+// reports them.
+enum class TestKind { kTcpStream, kTcpMaerts, kUdpStream, kTcpRr, kTcpCrr, kUdpRr, kTcpCc };
 enum class Protocol { kTcp, kUdp };
 enum class Family { kStream, kRr };  // workload family: bulk transfer, or request/response
 enum class IpFamily { kAny, kV4, kV6 };
@@ -22,12 +25,14 @@ struct TestInfo {
   const char* name;  // canonical upper-case name, e.g. "TCP_STREAM"
   Protocol protocol;
   Family family;
-  bool client_sends;  // stream tests: the client is the sender
-  bool connect_per_transaction;
-  const char* title;  // what the test measures, for headers
+  bool client_sends;             // stream tests: the client is the sender
+  bool connect_per_transaction;  // TCP_CRR, TCP_CC
+  const char* title;             // what the test measures, for headers
 };
 
 const TestInfo& info(TestKind kind);
+// TCP_CC carries no data: its transactions are connections alone.
+inline bool carries_data(TestKind kind) { return kind != TestKind::kTcpCc; }
 const std::vector<TestInfo>& all_tests();
 // Case-insensitive lookup of a test name ("tcp_rr", "TCP_RR").
 std::optional<TestKind> parse_test_name(std::string_view name);

@@ -111,6 +111,8 @@ std::vector<BadInput> native_cases() {
       {"rr_three_values", Front::kNative, {"-t", "TCP_RR", "-r", "1,2,3"}, r},
       {"rr_empty_second", Front::kNative, {"-t", "TCP_RR", "-r", "1,,"}, r},
       {"rr_zero", Front::kNative, {"-t", "TCP_RR", "-r", "0"}, r},
+      {"cc_has_no_sizes", Front::kNative, {"-t", "TCP_CC", "-r", "32"}, r},
+      {"cc_has_no_send_size", Front::kNative, {"-t", "TCP_CC", "-m", "32"}, {"-m"}},
       {"rr_over_1g", Front::kNative, {"-t", "TCP_RR", "-r", "2G"}, r},
       {"rr_comma_only", Front::kNative, {"-t", "TCP_RR", "-r", ","}, r},
       {"rr_udp_over_65507", Front::kNative, {"-t", "UDP_RR", "-r", "70000"}, r},

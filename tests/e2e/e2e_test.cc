@@ -152,6 +152,28 @@ TEST_F(E2E, TcpCrrOpensOneConnectionPerTransaction) {
   expect_ordered_latency(j["total"]["latency_us"]);
 }
 
+TEST_F(E2E, TcpCcConnectsAndClosesWithoutData) {
+  json j = run_json({"-t", "TCP_CC", "-l", "1", "-P", "2"});
+  uint64_t local = j["total"]["transactions"], remote = j["total"]["remote_transactions"];
+  EXPECT_GT(local, 0u);
+  EXPECT_EQ(local, remote);  // every close the client saw, the server made
+  uint64_t connects = 0;
+  for (const auto& f : j["local"]["flows"]) {
+    EXPECT_EQ(f["bytes_sent"].get<uint64_t>(), 0u);
+    EXPECT_EQ(f["bytes_recv"].get<uint64_t>(), 0u);
+    connects += f["connects"].get<uint64_t>();
+  }
+  EXPECT_EQ(connects, local);
+  for (const auto& f : j["remote"]["flows"]) EXPECT_EQ(f["bytes_recv"].get<uint64_t>(), 0u);
+  expect_ordered_latency(j["total"]["latency_us"]);
+}
+
+TEST_F(E2E, TcpCcByCountStopsAtTheCount) {
+  json j = run_json({"-t", "TCP_CC", "-n", "777"});
+  EXPECT_EQ(j["total"]["transactions"].get<uint64_t>(), 777u);
+  EXPECT_EQ(j["total"]["remote_transactions"].get<uint64_t>(), 777u);
+}
+
 TEST_F(E2E, UdpRrServerAnswersEveryCompletedTransaction) {
   json j = run_json({"-t", "UDP_RR", "-l", "1"});
   uint64_t local = j["total"]["transactions"], remote = j["total"]["remote_transactions"];

@@ -214,15 +214,22 @@ void expect_consistent(const session::TestResult& r) {
       EXPECT_GE(m.transactions, l.transactions);  // every answer we counted, it sent
       EXPECT_GE(m.transactions, l.transactions / 2);
       break;
+    case TestKind::kTcpCc:
+      EXPECT_GT(l.transactions, 0u);
+      EXPECT_EQ(m.transactions, l.transactions);  // every close we saw, it accepted
+      EXPECT_EQ(l.bytes_sent, 0u);                // connections alone
+      EXPECT_EQ(l.bytes_recv, 0u);
+      break;
   }
 }
 
 const TestKind kAll[] = {TestKind::kTcpStream, TestKind::kTcpMaerts, TestKind::kUdpStream,
-                         TestKind::kTcpRr,     TestKind::kTcpCrr,    TestKind::kUdpRr};
+                         TestKind::kTcpRr,     TestKind::kTcpCrr,    TestKind::kUdpRr,
+                         TestKind::kTcpCc};
 
 // ---- (c) flowperf against flowperf: always runs ----
 
-TEST(NetperfWireSelf, AllSixTestsAgainstFlowperfsServer) {
+TEST(NetperfWireSelf, AllSevenTestsAgainstFlowperfsServer) {
   InProcessServer server;
   for (TestKind kind : kAll) {
     SCOPED_TRACE(spec::info(kind).name);
@@ -539,6 +546,7 @@ TEST(NetperfInterop, RealNetperfAgainstFlowperfServer) {
   FlowperfServer server;
   ASSERT_FALSE(server.port().empty()) << "flowperf server did not start";
   for (TestKind kind : kAll) {
+    if (kind == TestKind::kTcpCc) continue;  // a classic test: no -k (its own test below)
     const std::string name = spec::info(kind).name;
     SCOPED_TRACE(name);
     auto t0 = Clock::now();
@@ -585,7 +593,68 @@ TEST(NetperfInterop, RealNetperfAgainstFlowperfServer) {
         EXPECT_GT(kv["TRANSACTION_RATE"], 0);
         EXPECT_GE(kv["REMOTE_BYTES_SENT"], kv["LOCAL_BYTES_RECVD"]) << o.out;
         break;
+      case TestKind::kTcpCc:
+        break;
     }
+  }
+}
+
+// netperf 2.7 runs TCP_CC on its classic messages and prints the classic
+// table: our server must answer those, measure its CPU when asked, and end
+// without netserver's 4-second pad.
+TEST(NetperfInterop, RealNetperfTcpCcAgainstFlowperfServer) {
+  REQUIRE_PEER();
+  FlowperfServer server;
+  ASSERT_FALSE(server.port().empty()) << "flowperf server did not start";
+  auto t0 = Clock::now();
+  Process p({netperf_bin(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_CC", "-l", "1", "-c",
+             "-C", "-P", "0", "--", "-r", "32,64"});
+  Outcome o = p.wait(60s);
+  const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  ASSERT_FALSE(o.timed_out);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  // lss lsr req resp elapsed rate cpu_local cpu_remote sd_local sd_remote
+  static const std::regex row(
+      R"((\d+) +(\d+) +32 +64 +([0-9.]+) +([0-9.]+) +([-0-9.]+) +([-0-9.]+) +([-0-9.]+) +([-0-9.]+))");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(o.out, m, row)) << o.out;
+  EXPECT_NEAR(std::stod(m[3]), 1.0, 0.3) << o.out;
+  EXPECT_GT(std::stod(m[4]), 0) << o.out;
+  EXPECT_GT(std::stod(m[6]), 0) << "remote CPU not measured: " << o.out;
+  EXPECT_LE(std::stod(m[6]), 100.0) << o.out;
+  EXPECT_GT(std::stod(m[8]), 0) << o.out;
+  EXPECT_EQ(o.out.find("DANGER"), std::string::npos) << o.out;
+  EXPECT_LT(wall, 4.5);
+}
+
+// The remote CPU method travels as netperf's enum (PROC_STAT = 8), which
+// netperf prints as a letter in the table header.
+TEST(NetperfInterop, RealNetperfSeesFlowperfServersCpuMethod) {
+  REQUIRE_PEER();
+  FlowperfServer server;
+  ASSERT_FALSE(server.port().empty()) << "flowperf server did not start";
+  Process p({netperf_bin(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_RR", "-l", "1", "-c",
+             "-C"});
+  Outcome o = p.wait(60s);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  EXPECT_NE(o.out.find("per sec  % S    % S    us/Tr"), std::string::npos) << o.out;
+}
+
+TEST(NetperfInterop, NetperfPersonalityReadsRealNetserversCpuMethod) {
+  REQUIRE_PEER();
+  Netserver ns;
+  ASSERT_NE(ns.port(), 0) << "netserver did not start";
+  for (const char* test : {"TCP_RR", "TCP_CC"}) {
+    SCOPED_TRACE(test);
+    Process p({kBin, "netperf", "-H", "127.0.0.1", "-p", std::to_string(ns.port()), "-t", test,
+               "-l", "1", "-c", "-C"});
+    Outcome o = p.wait(60s);
+    ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+    if (std::string(test) == "TCP_RR")
+      EXPECT_NE(o.out.find("per sec  % S    % S    us/Tr"), std::string::npos) << o.out;
+    else
+      EXPECT_NE(o.out.find("TCP Connect/Close TEST from"), std::string::npos) << o.out;
+    EXPECT_EQ(o.out.find("-1.00"), std::string::npos) << "a CPU figure is missing: " << o.out;
   }
 }
 

@@ -532,11 +532,22 @@ TEST(NetperfArgs, TestKinds) {
   EXPECT_FALSE(netperf_is_rr(parse({"-t", "UDP_STREAM"})));
 }
 
+TEST(NetperfArgs, TcpCcRunsAndKeepsItsSizesForTheReport) {
+  spec::TestSpec s = spec_of({"-t", "TCP_CC"});
+  EXPECT_EQ(s.test, spec::TestKind::kTcpCc);
+  EXPECT_EQ(s.request_size, 1u);
+  EXPECT_EQ(s.response_size, 1u);
+  s = spec_of({"-t", "tcp_cc", "-l", "-500", "--", "-r", "32,64", "-D"});
+  EXPECT_EQ(s.test, spec::TestKind::kTcpCc);
+  EXPECT_EQ(s.count, 500u);
+  EXPECT_EQ(s.request_size, 32u);
+  EXPECT_EQ(s.response_size, 64u);
+  EXPECT_TRUE(s.nodelay);
+}
+
 TEST(NetperfArgs, TestsFlowperfCannotRun) {
-  EXPECT_NE(
-      spec_error_of({"-t", "TCP_CC"}).find("TCP_CC (connect/close without data) is not supported"),
-      std::string::npos);
-  EXPECT_NE(spec_error_of({"-t", "omni", "--", "-c"}).find("TCP_CC"), std::string::npos);
+  // omni's default direction is send: a connection test that sends one way
+  EXPECT_NE(spec_error_of({"-t", "omni", "--", "-c"}).find("-t TCP_CC"), std::string::npos);
   EXPECT_NE(spec_error_of({"-t", "omni", "--", "-T", "udp", "-d", "recv"}).find("UDP receive-only"),
             std::string::npos);
   EXPECT_NE(spec_error_of({"-t", "omni", "--", "-T", "udp", "-d", "rr", "-c"}).find("-c: UDP"),

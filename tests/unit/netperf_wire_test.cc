@@ -190,6 +190,22 @@ const char* const kClassicRrResults[] = {
     "0e0000000000000000008f8c00000000000047c63f8007780040000075b5",
 };
 
+// netperf 2.7.1 -t TCP_CC -l 1 -- -r 32,64 -D, through a logging proxy to a
+// real netserver: netperf still sends TCP_CC as a classic request (300) in
+// TCP_RR's layout; netserver answers 301 and sends results (302, its header
+// garbled) when its padded timer ends.
+const char* const kTcpCcRequest[] = {
+    "0000012cffffffffffffffffffffffff00000008000000000000000800000000",
+    "0000002000000040000000010000000000000000000000010000000000000000",
+    "0000000000000004",
+};
+const char* const kTcpCcSetup[] = {
+    "0000012d00000000000200000000000100000000000000000000400000008fb3",
+};
+const char* const kTcpCcResults[] = {
+    "2d010000000000000006798001000000000011443f8002f400400000b38f",
+};
+
 np::Frame hex_frame(std::span<const char* const> parts) {
   std::string hex;
   for (const char* p : parts) hex += p;
@@ -601,6 +617,50 @@ TEST(NetperfWire, ClassicExchangesFromNetserver) {
   EXPECT_EQ(rrr.bytes_received, 2 * 18374u);  // transactions x (request + response)
   EXPECT_NEAR(rrr.elapsed_time, 1.00023, 1e-5);
   expect_same(rr, np::encode_classic_tcp_rr_results(rrr), 4);
+}
+
+TEST(NetperfWire, TcpCcExchangeUsesTcpRrLayoutsUnderItsOwnTypes) {
+  const np::Frame req = hex_frame(kTcpCcRequest);
+  EXPECT_EQ(np::decode_header(req).type, np::kDoTcpCc);
+  EXPECT_EQ(np::classify_request(np::decode_header(req).type), np::RequestKind::kClassicTcpCc);
+  const auto r = np::decode_classic_tcp_rr_request(req);
+  EXPECT_EQ(r.recv_buf_size, -1);
+  EXPECT_EQ(r.send_buf_size, -1);
+  EXPECT_EQ(r.request_size, 32);
+  EXPECT_EQ(r.response_size, 64);
+  EXPECT_EQ(r.no_delay, 1);
+  EXPECT_EQ(r.measure_cpu, 0);
+  EXPECT_EQ(r.test_length, 1);
+  EXPECT_EQ(r.port, 0);
+  EXPECT_EQ(r.ipfamily, 4);
+  expect_same(req, np::encode_classic_tcp_rr_request(r, np::kDoTcpCc));
+
+  const np::Frame setup = hex_frame(kTcpCcSetup);
+  EXPECT_EQ(np::decode_header(setup).type, np::kTcpCcResponse);
+  const auto s = np::decode_classic_tcp_rr_response(setup);
+  EXPECT_EQ(s.recv_buf_size, 131072);
+  EXPECT_EQ(s.send_buf_size, 16384);
+  EXPECT_EQ(s.no_delay, 1);
+  EXPECT_EQ(s.data_port, 36787);
+  expect_same(setup, np::encode_classic_tcp_rr_response(s, 0, np::kTcpCcResponse));
+
+  const np::Frame results = hex_frame(kTcpCcResults);
+  const auto res = np::decode_classic_tcp_rr_results(results);
+  EXPECT_EQ(res.trans_received, 4420u);
+  EXPECT_EQ(res.bytes_received, 4420u * (32 + 64));  // counted, never sent
+  EXPECT_NEAR(res.elapsed_time, 1.00009, 1e-5);
+  expect_same(results, np::encode_classic_tcp_rr_results(res, np::kTcpCcResults), 4);
+  EXPECT_EQ(np::encode_classic_tcp_rr_results(res, np::kTcpCcResults)[3], 0x2e);  // type 302
+}
+
+TEST(NetperfWire, CpuMethodIsNetperfsEnumOnTheWire) {
+  EXPECT_EQ(np::cpu_method_letter(np::kCpuMethodProcStat), 'S');
+  EXPECT_EQ(np::cpu_method_letter(np::kCpuMethodUnknown), 'U');
+  EXPECT_EQ(np::cpu_method_letter(4), 'L');   // LOOPER
+  EXPECT_EQ(np::cpu_method_letter(12), 'O');  // OSX
+  EXPECT_EQ(np::cpu_method_letter(13), '?');
+  EXPECT_EQ(np::cpu_method_letter(-1), '?');
+  EXPECT_EQ(np::cpu_method_letter('S'), '?');  // a letter is not a method
 }
 
 TEST(NetperfWire, ClassicDoubleWithSwappedHalvesStillDecodes) {

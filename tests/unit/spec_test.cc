@@ -24,7 +24,8 @@ namespace {
 using nlohmann::json;
 
 constexpr TestKind kAllKinds[] = {TestKind::kTcpStream, TestKind::kTcpMaerts, TestKind::kUdpStream,
-                                  TestKind::kTcpRr,     TestKind::kTcpCrr,    TestKind::kUdpRr};
+                                  TestKind::kTcpRr,     TestKind::kTcpCrr,    TestKind::kUdpRr,
+                                  TestKind::kTcpCc};
 
 TestSpec SpecFor(TestKind kind) {
   TestSpec s;
@@ -57,13 +58,22 @@ std::string OnlyProblem(const TestSpec& spec) {
 // ---------------------------------------------------------------------------------------------
 // Test table and name lookup
 
-TEST(TestTable, HasSixDistinctTestsAndInfoFindsEach) {
+TEST(TestTable, HasSevenDistinctTestsAndInfoFindsEach) {
   const auto& tests = all_tests();
-  ASSERT_EQ(tests.size(), 6u);
+  ASSERT_EQ(tests.size(), 7u);
   std::set<std::string> names;
   for (const auto& t : tests) names.insert(t.name);
-  EXPECT_EQ(names.size(), 6u);
+  EXPECT_EQ(names.size(), 7u);
   for (TestKind k : kAllKinds) EXPECT_EQ(info(k).kind, k);
+}
+
+TEST(TestTable, TcpCcIsAConnectionTestWithoutData) {
+  EXPECT_EQ(parse_test_name("tcp_cc"), TestKind::kTcpCc);
+  EXPECT_EQ(info(TestKind::kTcpCc).protocol, Protocol::kTcp);
+  EXPECT_EQ(info(TestKind::kTcpCc).family, Family::kRr);
+  EXPECT_TRUE(info(TestKind::kTcpCc).connect_per_transaction);
+  EXPECT_FALSE(carries_data(TestKind::kTcpCc));
+  EXPECT_TRUE(carries_data(TestKind::kTcpCrr));
 }
 
 TEST(TestTable, ProtocolFamilyAndDirection) {
