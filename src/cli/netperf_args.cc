@@ -13,6 +13,7 @@
 
 #include "core/error.h"
 #include "core/units.h"
+#include "proto/netperf_wire.h"
 
 namespace flowperf::cli {
 namespace {
@@ -466,8 +467,7 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       a.keepalive = true;
       break;
     case 'Z':
-      a.passphrase = v;
-      note(a, "-Z (passphrase)");
+      a.passphrase = v.substr(0, proto::netperf::kDataWords * 4 - 1);  // what fits, as netperf
       break;
     case 'N':
       a.no_control = true;

@@ -283,6 +283,7 @@ int run(const NetperfArgs& a) {
   c.local_host = a.local_host;
   c.local_port = a.local_port;
   c.measure_remote_cpu = a.remote_cpu;
+  c.passphrase = a.passphrase;
   c.data = data_options(a, o.first_burst);
   o.source_port = c.data.local_port;  // the banner names test -P's ports, as netperf's does
   o.dest_port = c.data.remote_port;

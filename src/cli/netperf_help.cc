@@ -52,7 +52,7 @@ Global options:
     -y local,remote   SO_PRIORITY of the data sockets
     -Y local,remote   IP TOS / IPv6 traffic class of the data sockets: 0 to
                       255 (0x10 in hex) or a name such as lowdelay or af11
-    -Z passphrase     Passphrase for netserver (accepted, not sent yet)
+    -Z passphrase     Send this passphrase first, for a netserver run with -Z
     -4                IPv4 for control and data
     -6                IPv6 for control and data
 

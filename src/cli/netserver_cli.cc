@@ -15,6 +15,7 @@
 #include "cli/signals.h"
 #include "core/error.h"
 #include "core/version.h"
+#include "proto/netperf_wire.h"
 #include "session/server.h"
 
 namespace flowperf::cli {
@@ -50,7 +51,7 @@ Options:
     -6                IPv6 only
     -v verbosity      Verbosity level (accepted)
     -V                Version, then exit
-    -Z passphrase     Require a passphrase (not supported yet: refused)
+    -Z passphrase     Expect passphrase as the first thing received
 )";
 
 net::Family family_of(std::string_view word, std::string* name) {
@@ -151,17 +152,14 @@ NetserverArgs parse(int argc, char** argv) {
 }
 
 int run(const NetserverArgs& a) {
-  if (!a.passphrase.empty())
-    throw usage_error(
-        "-Z: flowperf's netserver cannot check passphrases yet; it will not start a server "
-        "that looks protected but is not");
-
   session::ServerConfig config;
   config.bind_host = a.host;
   config.family = a.family;
   config.port = a.port;
   config.max_tests = 10000;  // netserver sets no limit; this one only guards descriptors
   config.log = a.debug > 0 ? stderr : nullptr;
+  // netserver keeps what fits in one message
+  config.netperf_passphrase = a.passphrase.substr(0, proto::netperf::kDataWords * 4 - 1);
 
   // 1. Bind first, so a busy port is reported before we detach.
   block_termination_signals();

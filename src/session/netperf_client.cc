@@ -443,7 +443,10 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
       break;
     case Got::kClosed:
       throw runtime_error("the server at " + where +
-                          " closed the control connection instead of answering the test request");
+                          " closed the control connection instead of answering the test request" +
+                          (o.passphrase.empty()
+                               ? " (was it started with -Z? then give netperf -Z PASSPHRASE)"
+                               : " (is -Z's passphrase the server's?)"));
     case Got::kTimeout:
       throw runtime_error(
           fmt::format("the server at {} did not answer the test request within {} s", where,
@@ -606,6 +609,12 @@ std::vector<TestResult> run_netperf_tests(const spec::TestSpec& spec, const Netp
     throw usage_error(fmt::format("-T {}: cannot bind to CPU {}: {}", o.data.local_cpu,
                                   o.data.local_cpu, net::sys::errno_text(pin.error())));
   Control c = open_control(spec, o);
+  if (!o.passphrase.empty()) {
+    // netserver gets no reply to it: a wrong one just closes the connection
+    const np::Frame f = np::encode_passphrase(o.passphrase);
+    if (net::sys::write_all(c.fd.get(), f.data(), f.size(), after(10)) != net::sys::IoStatus::kOk)
+      throw runtime_error("the server at " + c.where + " went away (cannot send the passphrase)");
+  }
   if (o.on_connected) o.on_connected();
   std::vector<TestResult> results;
   for (;;) {

@@ -39,6 +39,9 @@ struct NetperfClientOptions {
   std::function<void(const IntervalSample&)> on_interval;  // netperf -D interim results
   bool measure_remote_cpu = false;  // netperf -C: ask the server to measure its CPU
   NetperfDataOptions data;
+  // netperf -Z: sent first on the control connection, for a netserver
+  // started with -Z (empty: none).
+  std::string passphrase;
   // Called once the control connection is up, before the first request
   // (netperf prints its banner then, and only the error when it fails).
   std::function<void()> on_connected;

@@ -140,6 +140,7 @@ class NetperfSession {
 
  private:
   void loop() {
+    if (!cfg_.netperf_passphrase.empty() && !passphrase_matches()) return;
     for (;;) {
       np::Frame f;
       if (!next_request(&f)) return;
@@ -183,6 +184,18 @@ class NetperfSession {
 
   // Reads one whole request. False when the client is done (EOF), went
   // silent, sent a short message, or the server is stopping.
+  // netserver -Z: the first message must be PASSPHRASE with the phrase; the
+  // connection is closed otherwise, with no reply (as netserver does).
+  bool passphrase_matches() {
+    np::Frame f;
+    if (!next_request(&f)) return false;
+    if (np::decode_header(f).type == np::kPassphrase &&
+        np::decode_passphrase(f) == cfg_.netperf_passphrase)
+      return true;
+    log("-", "refused: the first message was not the passphrase -Z asks for; connection closed");
+    return false;
+  }
+
   bool next_request(np::Frame* f) {
     const auto deadline = Clock::now() + secs(cfg_.control_timeout_s);
     size_t got = 0;

@@ -27,6 +27,10 @@ struct ServerConfig {
   double control_timeout_s = 10;   // longest wait for any control message outside a test
   std::FILE* log = stderr;         // one line per test; nullptr: quiet
   bool allow_remote_quit = false;  // qperf's `quit` may stop this server
+  // netserver -Z: a netperf client's first message must be this passphrase,
+  // or the connection is closed. Native clients are then refused (flowperf's
+  // protocol has no passphrase yet). Empty: none asked for.
+  std::string netperf_passphrase;
 };
 
 class Server {

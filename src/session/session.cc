@@ -71,6 +71,14 @@ class Session {
       serve_netperf_connection(fd, ctx_);
       return;
     }
+    if (!cfg_.netperf_passphrase.empty()) {
+      reply_error("refused",
+                  "this server was started with netserver -Z: it serves netperf clients that send "
+                  "the passphrase, and flowperf's own protocol has none yet — start one without "
+                  "-Z (or a `flowperf server`) for flowperf clients");
+      log("refused: a flowperf client, and -Z asks for netperf's passphrase");
+      return;
+    }
 
     proto::Message m;
     if (!receive(&m, after(cfg_.control_timeout_s))) return;

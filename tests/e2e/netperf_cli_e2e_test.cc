@@ -52,9 +52,10 @@ std::string port_of(const std::string& line, const std::string& host) {
 // flowperf's netserver in the foreground on 127.0.0.1, on a port of its choosing.
 class Netserver {
  public:
-  Netserver() {
-    proc_ = std::make_unique<Process>(
-        std::vector<std::string>{kNetserver, "-D", "-p", "0", "-L", "127.0.0.1"});
+  explicit Netserver(std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv{kNetserver, "-D", "-p", "0", "-L", "127.0.0.1"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    proc_ = std::make_unique<Process>(argv);
     auto line = proc_->read_line(10s);
     if (line) start_line_ = *line;
     port_ = port_of(start_line_, "127.0.0.1");
@@ -268,6 +269,32 @@ TEST_F(NetperfCli, TcpCcByCountAndTerse) {
 // Seed 000: `netperf -t UDP_RR -H 192.168.51.7 -l 30`
 TEST_F(NetperfCli, Seed000UdpRr) {
   expect_rr(netperf({"-t", "UDP_RR", "-l", "1"}), "MIGRATED UDP REQUEST/RESPONSE TEST", "1", "1");
+}
+
+// netserver -Z: a netperf client's first message must be the passphrase.
+TEST(NetserverPassphrase, OnlyTheRightPassphraseIsServed) {
+  Netserver ns({"-Z", "open sesame"});
+  ASSERT_FALSE(ns.port().empty()) << ns.start_line();
+  auto run = [&](std::vector<std::string> extra) {
+    std::vector<std::string> argv = {kNetperf, "-H", "127.0.0.1", "-p", ns.port(), "-t",
+                                     "TCP_RR", "-l", "-100",      "-P", "0"};
+    argv.insert(argv.begin() + 5, extra.begin(), extra.end());
+    return Process(argv).wait(30s);
+  };
+  Outcome ok = run({"-Z", "open sesame"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(std::regex_search(ok.out, std::regex(R"(\d+\.\d\d)"))) << ok.out;
+  Outcome none = run({});
+  EXPECT_NE(none.exit_code, 0) << none.out;
+  EXPECT_NE(none.err.find("-Z"), std::string::npos) << none.err;  // the hint names -Z
+  Outcome wrong = run({"-Z", "open barley"});
+  EXPECT_NE(wrong.exit_code, 0) << wrong.out;
+  // flowperf's own protocol has no passphrase: refused, saying why.
+  Outcome native =
+      Process({kDir + "/flowperf", "-H", "127.0.0.1", "-p", ns.port(), "-t", "TCP_RR", "-n", "10"})
+          .wait(30s);
+  EXPECT_NE(native.exit_code, 0);
+  EXPECT_NE(native.err.find("netserver -Z"), std::string::npos) << native.err;
 }
 
 // Seed 001: fifty `netperf -H <server> -l 300 -t TCP_RR -- -r 38,38 &` at once.

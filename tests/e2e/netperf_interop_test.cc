@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <regex>
@@ -698,6 +699,33 @@ TEST(NetperfInterop, RealNetperfOptionsReachFlowperfServer) {
     EXPECT_EQ(kv["LOCAL_BYTES_SENT"], 1000);
     EXPECT_EQ(kv["REMOTE_BYTES_RECVD"], 1000);
   }
+}
+
+// -Z both ways: our netperf's passphrase opens a real netserver -Z, a real
+// netperf's opens ours, and a wrong one is turned away by both.
+TEST(NetperfInterop, PassphraseBothWays) {
+  REQUIRE_PEER();
+  const uint16_t real_port = free_port();
+  Process real(
+      {netserver_bin(), "-D", "-p", std::to_string(real_port), "-L", "127.0.0.1", "-Z", "pw1"});
+  for (auto end = Clock::now() + 10s; Clock::now() < end && !can_connect(real_port);)
+    std::this_thread::sleep_for(20ms);
+  Process ours({kBin, "netserver", "-D", "-p", "0", "-L", "127.0.0.1", "-Z", "pw2"});
+  auto line = ours.read_line(10s);
+  std::smatch m;
+  ASSERT_TRUE(line && std::regex_search(*line, m, std::regex(R"(port '(\d+)')"))) << *line;
+  const std::string our_port = m[1];
+  auto ask = [](const std::string& bin, const std::string& port, const char* phrase) {
+    return Process({bin, "-H", "127.0.0.1", "-p", port, "-Z", phrase, "-t", "TCP_RR", "-l", "-100",
+                    "-P", "0"})
+        .wait(30s)
+        .exit_code;
+  };
+  const std::string flowperf_netperf = std::filesystem::path(kBin).parent_path() / "netperf";
+  EXPECT_EQ(ask(flowperf_netperf, std::to_string(real_port), "pw1"), 0);
+  EXPECT_NE(ask(flowperf_netperf, std::to_string(real_port), "pw2"), 0);
+  EXPECT_EQ(ask(netperf_bin(), our_port, "pw2"), 0);
+  EXPECT_NE(ask(netperf_bin(), our_port, "pw1"), 0);
 }
 
 // ---- netperf's data-connection options: test -P, -K, -C, -b; -T, -Y, -y, -S ----

@@ -263,8 +263,8 @@ TEST(NetperfArgs, GlobalSocketOptionsAndTheOnesNotApplied) {
   EXPECT_EQ(a.tos.second, "0x10");  // -Y is a plain pair
   EXPECT_EQ(a.priority.first, 6);
   EXPECT_EQ(a.passphrase, "pw");
-  // -T, -S, -Y and -y are applied now; fill files and passphrases are not.
-  EXPECT_EQ(a.not_applied, (std::vector<std::string>{"-F (fill files)", "-Z (passphrase)"}));
+  // -T, -S, -Y, -y and -Z are applied now; fill files are not.
+  EXPECT_EQ(a.not_applied, (std::vector<std::string>{"-F (fill files)"}));
   EXPECT_EQ(parse_netperf_tos("lowdelay"), 0x10);
   EXPECT_EQ(parse_netperf_tos("0x20"), 0x20);
   EXPECT_EQ(parse_netperf_tos("af11"), 0x28);
