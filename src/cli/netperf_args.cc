@@ -642,11 +642,9 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
     }
     case 'H':
       data_address('H', v, &a.data_host, &a.data_family);
-      note(a, "-H (data connection address)");
       break;
     case 'L':
       data_address('L', v, &a.data_local_host, &a.data_family);
-      note(a, "-L (data connection source)");
       break;
     case 'P': {
       auto p = split_pair(v, false);

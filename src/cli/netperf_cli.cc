@@ -173,6 +173,8 @@ session::NetperfDataOptions data_options(const NetperfArgs& a, int first_burst) 
   d.local_prio = a.priority.first.value_or(-1);
   d.remote_prio = a.priority.second.value_or(-1);
   d.keepalive = a.keepalive;
+  d.remote_host = a.data_host;
+  d.local_host = a.data_local_host;
   return d;
 }
 

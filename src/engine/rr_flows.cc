@@ -1,5 +1,6 @@
 #include "engine/rr_flows.h"
 
+#include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -318,6 +319,17 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
                        SOCK_STREAM | SOCK_CLOEXEC | (blocking_ ? 0 : SOCK_NONBLOCK), 0);
         if (fd_ < 0) return fail("socket() failed", errno);
         apply_options(fd_, opts_);
+        if (opts_.source.len > 0) {
+          // The port comes with connect(), so binding the address does not
+          // tie up a port per connection (netperf test -L).
+          int one = 1;
+          ::setsockopt(fd_, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+          if (::bind(fd_, opts_.source.sa(), opts_.source.len) < 0) {
+            int err = errno;
+            close_fd(fd_);
+            return fail("cannot bind the data socket to its source address", err);
+          }
+        }
         if (blocking_) apply_mode(fd_, true);
         counters.connects.add(1);
         if (::connect(fd_, server_.sa(), server_.len) == 0) {

@@ -102,6 +102,7 @@ struct SocketOptions {
   int tos = -1, priority = -1;  // -1: leave alone
   bool keepalive = false;
   std::string congestion;  // empty: the system default
+  net::Address source;     // bound before connect when set (len > 0); port 0 = any
 };
 
 class CrrClientFlow final : public Flow {

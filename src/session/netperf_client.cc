@@ -260,17 +260,40 @@ np::OmniResults classic_cc_results(const np::Frame& f, const np::OmniResponse& s
 }
 
 // Fills in where our data socket is, as netperf does for UDP tests.
+std::array<uint32_t, 4> ip_words(const net::Address& a) {
+  if (a.family() == AF_INET)
+    return np::ip_to_words(np::kNfInet,
+                           reinterpret_cast<const uint8_t*>(
+                               &reinterpret_cast<const sockaddr_in*>(&a.storage)->sin_addr));
+  if (a.family() == AF_INET6)
+    return np::ip_to_words(np::kNfInet6,
+                           reinterpret_cast<const uint8_t*>(
+                               &reinterpret_cast<const sockaddr_in6*>(&a.storage)->sin6_addr));
+  return {};
+}
+
 void name_local_socket(np::OmniRequest& r, int fd) {
   net::Address a = net::local_address(fd);
   r.netperf_port = a.port();
-  if (a.family() == AF_INET)
-    r.netperf_ip = np::ip_to_words(
-        np::kNfInet,
-        reinterpret_cast<const uint8_t*>(&reinterpret_cast<sockaddr_in*>(&a.storage)->sin_addr));
-  else if (a.family() == AF_INET6)
-    r.netperf_ip = np::ip_to_words(
-        np::kNfInet6,
-        reinterpret_cast<const uint8_t*>(&reinterpret_cast<sockaddr_in6*>(&a.storage)->sin6_addr));
+  r.netperf_ip = ip_words(a);
+}
+
+// test -H / -L: a name for the data connection's own address, of the
+// family the test asks for (-4/-6), else preferably the control's.
+net::Address data_address(const std::string& host, const char* option, int control_family,
+                          spec::IpFamily want) {
+  const net::Family f = want == spec::IpFamily::kV4   ? net::Family::kV4
+                        : want == spec::IpFamily::kV6 ? net::Family::kV6
+                                                      : net::Family::kAny;
+  std::vector<net::Address> all;
+  try {
+    all = net::resolve(host, 0, f, SOCK_STREAM);
+  } catch (const Error& e) {
+    throw usage_error(fmt::format("test {} {}: {}", option, host, e.what()));
+  }
+  for (const auto& a : all)
+    if (a.family() == control_family) return a;
+  return all.front();
 }
 
 engine::SideResult remote_side(const np::OmniResults& res, const np::OmniResponse& setup,
@@ -385,22 +408,31 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   result.local = c.local;
   result.remote = c.remote;
   result.server_software = "netperf protocol";
-  const net::Address& server = c.server;
   const std::string& where = c.where;
   const NetperfDataOptions& d = o.data;
   int err = 0;
+  // Where the data connection goes: the control's server, or test -H's.
+  const net::Address server =
+      d.remote_host.empty() ? c.server
+                            : data_address(d.remote_host, "-H", c.server.family(), spec.ip_family);
   // Data sockets bind to -L's address, on test -P's local port or any. A
   // TCP_CRR connection takes a new ephemeral port each time (netperf walks
   // its client port range there and ignores -P's local port too).
   net::Address data_bind = c.local_bind;
-  if (!c.have_local) {
+  bool bound_here = c.have_local;
+  if (!d.local_host.empty()) {
+    data_bind = data_address(d.local_host, "-L", server.family(), spec.ip_family);
+    bound_here = true;
+  } else if (!c.have_local || c.local_bind.family() != server.family()) {
+    data_bind = net::Address{};
     data_bind.storage.ss_family = static_cast<sa_family_t>(server.family());
     data_bind.len = server.family() == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
+    bound_here = false;
   }
   const bool conn_test = info.connect_per_transaction;  // TCP_CRR, TCP_CC
   const bool cc = spec.test == TestKind::kTcpCc;
   data_bind.set_port(conn_test ? 0 : d.local_port);
-  const bool have_local = c.have_local || (d.local_port != 0 && !conn_test);
+  const bool have_local = bound_here || (d.local_port != 0 && !conn_test);
 
   // 2. UDP: the data socket first, so the request can name its port.
   net::Fd udp_socket;
@@ -427,6 +459,7 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   if (o.measure_remote_cpu) request.flags |= np::kFlagMeasureCpu;
   if (udp_socket) name_local_socket(request, udp_socket.get());
   request.data_port = d.remote_port;
+  if (!d.remote_host.empty()) request.netserver_ip = ip_words(server);  // it listens there
   request.cong_control = d.remote_cong;
   request.socket_prio = d.remote_prio;
   request.socket_tos = d.remote_tos;
@@ -494,6 +527,7 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   crr_options.priority = d.local_prio;
   crr_options.keepalive = d.keepalive;
   crr_options.congestion = d.local_cong;
+  if (bound_here) crr_options.source = data_bind;  // port 0: a new one per connection
   auto flows = engine::client_flows(spec, std::move(sockets), data_server);
   if (conn_test)  // the same flow, with netperf's socket options (TCP_CC: and no data)
     flows[0] = std::make_unique<engine::CrrClientFlow>(data_server, crr_options,

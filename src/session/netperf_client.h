@@ -27,6 +27,7 @@ struct NetperfDataOptions {
   int local_tos = -1, remote_tos = -1;       // -Y: IP_TOS / IPV6_TCLASS; -1: leave
   int local_prio = -1, remote_prio = -1;     // -y: SO_PRIORITY; -1: leave
   bool keepalive = false;                    // -S: SO_KEEPALIVE on data sockets, both ends
+  std::string remote_host, local_host;       // test -H, -L: the data connection's addresses
 };
 
 struct NetperfClientOptions {

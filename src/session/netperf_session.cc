@@ -646,6 +646,9 @@ class NetperfSession {
         }
       }
       ds.fd.reset();  // one connection per test
+      log(spec::info(kind).name,
+          fmt::format("data connection from {} to {}", net::peer_address(conn.get()).to_string(),
+                      net::local_address(conn.get()).to_string()));
       if (p.timer_after_accept) {
         t0 = Clock::now();
         deadline = limit_from(t0);

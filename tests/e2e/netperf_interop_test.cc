@@ -257,6 +257,36 @@ TEST(NetperfWireSelf, AllSevenTestsAgainstFlowperfsServer) {
   EXPECT_TRUE(all_logged(log)) << log;
 }
 
+// netperf's test -H and -L: the data connection between other addresses
+// than the control connection (127.0.0.2 and .3 are loopback too). The
+// server listens where the request names, so the test only runs when both
+// ends agree.
+TEST(NetperfWireSelf, DataConnectionOnItsOwnAddresses) {
+  InProcessServer server;
+  for (TestKind kind : {TestKind::kTcpRr, TestKind::kUdpRr, TestKind::kTcpCrr}) {
+    SCOPED_TRACE(spec::info(kind).name);
+    session::NetperfClientOptions o;
+    o.host = "127.0.0.1";
+    o.port = server.port();
+    o.data.remote_host = "127.0.0.2";
+    o.data.local_host = "127.0.0.3";
+    spec::TestSpec s = make_spec(kind);
+    s.count = 200;
+    session::TestResult r = session::run_netperf_test(s, o);
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_EQ(r.local_side.total().transactions, 200u);
+  }
+  std::string log = server.log();
+  for (int i = 0; i < 50 && log.find("data connection from") == std::string::npos; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    log = server.log();
+  }
+  EXPECT_TRUE(std::regex_search(
+      log,
+      std::regex(R"(TCP_RR \(netperf\): data connection from 127\.0\.0\.3:\d+ to 127\.0\.0\.2:)")))
+      << log;
+}
+
 // A raw control connection to the in-process server.
 class RawControl {
  public:

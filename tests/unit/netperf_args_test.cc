@@ -447,9 +447,9 @@ TEST(NetperfArgs, TestFlags) {
   EXPECT_EQ(a.data_ports.second, "6000");
   EXPECT_EQ(a.cong_control.first, "cubic");  // a plain pair: both ends
   EXPECT_EQ(a.cong_control.second, "cubic");
-  // Applied: -P and -K. Not yet: the data connection's own addresses.
-  EXPECT_EQ(a.not_applied, (std::vector<std::string>{"-H (data connection address)",
-                                                     "-L (data connection source)"}));
+  EXPECT_EQ(a.data_host, "10.1.1.1");  // the mask is netperf's, for IPv6 scopes
+  EXPECT_EQ(a.data_local_host, "10.1.1.2");
+  EXPECT_TRUE(a.not_applied.empty());  // -H, -L, -P and -K are all applied
 }
 
 TEST(NetperfArgs, OmniDirection) {
