@@ -447,7 +447,7 @@ TEST(NetperfArgs, TestFlags) {
   EXPECT_EQ(a.data_ports.second, "6000");
   EXPECT_EQ(a.cong_control.first, "cubic");  // a plain pair: both ends
   EXPECT_EQ(a.cong_control.second, "cubic");
-  EXPECT_EQ(a.data_host, "10.1.1.1");  // the mask is netperf's, for IPv6 scopes
+  EXPECT_EQ(a.data_host, "10.1.1.1");  // the /24 is dropped
   EXPECT_EQ(a.data_local_host, "10.1.1.2");
   EXPECT_TRUE(a.not_applied.empty());  // -H, -L, -P and -K are all applied
 }
