@@ -554,9 +554,9 @@ namespace {
 constexpr uint32_t kPreciseAfterTimeout = 2048;
 // Exact waits at the start, while the round trip estimate settles.
 constexpr uint32_t kPreciseAtStart = 64;
-// The longest coarse wait (µs): at most two jiffies at HZ=250, so that a
-// test with a silent peer still ends within a few milliseconds.
-constexpr int64_t kCoarseWaitCapUs = 4096;
+// The longest coarse wait (µs): one jiffy at HZ <= 500 (two at 1000), so
+// that a peer falling silent or a phase change is seen within a few ms.
+constexpr int64_t kCoarseWaitCapUs = 2000;
 }  // namespace
 
 UdpRrClientFlow::UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
@@ -631,7 +631,8 @@ bool UdpRrClientFlow::use_coarse_wait() noexcept {
       std::clamp<int64_t>(std::chrono::duration_cast<std::chrono::microseconds>(timeout()).count(),
                           1, kCoarseWaitCapUs);
   if (want > rcvtimeo_us_ || want * 4 < rcvtimeo_us_) {
-    const auto v = static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(want)));
+    const auto v = std::min<int64_t>(
+        static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(want))), kCoarseWaitCapUs);
     timeval tv{static_cast<time_t>(v / 1'000'000), static_cast<suseconds_t>(v % 1'000'000)};
     if (::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) return false;
     rcvtimeo_us_ = v;
