@@ -546,11 +546,13 @@ Wait CrrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
 // ---- UDP_RR client ----
 
 namespace {
-// After a timeout, this many requests wait for their answers exactly (one
-// system call more each) before blocking receives come back: a coarse wait
-// costs up to a jiffy per lost datagram, the exact one a few microseconds
-// per transaction, so blocking pays only while losses are rarer than about
-// one in a thousand transactions.
+// After a timeout with no answer (a loss, as far as the flow can tell), this
+// many requests wait for their answers exactly (one system call more each)
+// before blocking receives come back: a coarse wait costs up to a jiffy per
+// lost datagram, the exact one a few microseconds per transaction, so
+// blocking pays only while losses are rarer than about one in a thousand
+// transactions. An answer that merely came late costs a coarse wait
+// nothing, and does not count here.
 constexpr uint32_t kPreciseAfterTimeout = 2048;
 // Exact waits at the start, while the round trip estimate settles.
 constexpr uint32_t kPreciseAtStart = 64;
@@ -645,8 +647,9 @@ bool UdpRrClientFlow::use_coarse_wait() noexcept {
 //  - exactly: the worker sleeps in ppoll (or epoll) until the socket is
 //    readable or the timeout has passed, then recv; three system calls per
 //    transaction. Always so in epoll mode, and in blocking mode at the
-//    start and for kPreciseAfterTimeout requests after any timeout.
-//  - coarsely (blocking mode, no recent timeout): send, then a blocking
+//    start and for kPreciseAfterTimeout requests after a timeout that
+//    found no answer.
+//  - coarsely (blocking mode, no recent loss): send, then a blocking
 //    recv bounded by SO_RCVTIMEO; two system calls per transaction, as
 //    netperf, but with a timeout. When that recv gives up, the clock
 //    decides: past the deadline it is a timeout; before it, the rest of the
@@ -704,10 +707,10 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         // came after the moment an exact timer gives up at, so it counts
         // as an exact wait counts it: a timeout, then a late answer. (One
         // that came in time but whose reader woke late is a transaction,
-        // as it is after ppoll.)
+        // as it is after ppoll.) Late is not lost: the coarse wait cost
+        // nothing extra, so blocking receives go on.
         counters.timeouts.add(1);
         counters.late.add(1);
-        precise_left_ = kPreciseAfterTimeout;
         waiting_ = false;
         continue;
       }
