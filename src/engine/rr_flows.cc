@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -556,9 +555,8 @@ namespace {
 constexpr uint32_t kPreciseAfterTimeout = 2048;
 // Exact waits at the start, while the round trip estimate settles.
 constexpr uint32_t kPreciseAtStart = 64;
-// The longest coarse wait (µs): one jiffy at HZ <= 500 (two at 1000), so
-// that a peer falling silent or a phase change is seen within a few ms.
-constexpr int64_t kCoarseWaitCapUs = 2000;
+// SO_RCVTIMEO for coarse waits (µs): one jiffy, whatever HZ is.
+constexpr suseconds_t kCoarseWaitUs = 1000;
 }  // namespace
 
 UdpRrClientFlow::UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
@@ -595,7 +593,7 @@ void UdpRrClientFlow::on_rtt(int64_t rtt_ns) noexcept {
 void UdpRrClientFlow::set_mode(bool blocking) noexcept {
   Flow::set_mode(blocking);
   precise_left_ = kPreciseAtStart;
-  rcvtimeo_us_ = 0;
+  rcvtimeo_set_ = false;
   if (blocking) {
     // The first SIOCGSTAMPNS turns on the socket's receive time stamps
     // (and fails: nothing received yet); arrival() reads them later.
@@ -622,22 +620,17 @@ bool UdpRrClientFlow::use_coarse_wait() noexcept {
     return false;
   }
   if (srtt_ == 0) return false;
-  // The kernel keeps SO_RCVTIMEO in whole jiffies, rounded up: any value up
-  // to one jiffy (1-10 ms) is one jiffy, a sleep that ends at the next
-  // tick, however near. So the coarse wait is set from the timeout
-  // (rounded up to a power of two, so that it changes seldom) and may end
-  // early; step() then checks the clock and waits out the rest exactly.
-  // Capped, so that a silent peer and a phase change are seen within a few
-  // milliseconds.
-  const int64_t want =
-      std::clamp<int64_t>(std::chrono::duration_cast<std::chrono::microseconds>(timeout()).count(),
-                          1, kCoarseWaitCapUs);
-  if (want > rcvtimeo_us_ || want * 4 < rcvtimeo_us_) {
-    const auto v = std::min<int64_t>(
-        static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(want))), kCoarseWaitCapUs);
-    timeval tv{static_cast<time_t>(v / 1'000'000), static_cast<suseconds_t>(v % 1'000'000)};
+  // The kernel keeps SO_RCVTIMEO in whole jiffies, rounded up: 1 ms is one
+  // jiffy at any HZ (100-1000), a sleep that ends at the next tick, however
+  // near, and no shorter value would wait less. So it is set once, whatever
+  // the timeout: a wait may end before the deadline (a near tick, or a
+  // timeout longer than a jiffy), and step() then checks the clock and
+  // waits out the rest exactly. A silent peer or a phase change is seen
+  // within a jiffy.
+  if (!rcvtimeo_set_) {
+    timeval tv{0, kCoarseWaitUs};
     if (::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) return false;
-    rcvtimeo_us_ = v;
+    rcvtimeo_set_ = true;
   }
   ++coarse_waits_;
   return true;

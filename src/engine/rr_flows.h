@@ -184,8 +184,7 @@ class UdpRrClientFlow final : public Flow {
   Wait step_burst(PhaseRef phase) noexcept;
   void on_rtt(int64_t rtt_ns) noexcept;
   // Blocking mode: whether the next request may wait for its answer in a
-  // blocking recv (bounded by a coarse SO_RCVTIMEO), setting that timeout
-  // when the round trip has moved far from it.
+  // blocking recv (bounded by a coarse SO_RCVTIMEO, set on first use).
   bool use_coarse_wait() noexcept;
   // When the datagram just received reached the socket (its kernel time
   // stamp), at the latest t, the time recv returned it.
@@ -199,7 +198,7 @@ class UdpRrClientFlow final : public Flow {
   bool waiting_ = false;
   bool coarse_ = false;        // the request in flight waits in a blocking recv
   uint32_t precise_left_ = 0;  // requests still to wait for with ppoll (exact timer)
-  int64_t rcvtimeo_us_ = 0;    // the SO_RCVTIMEO set for coarse waits (0: none yet)
+  bool rcvtimeo_set_ = false;  // SO_RCVTIMEO set for coarse waits
   uint64_t coarse_waits_ = 0;
   Clock::time_point t0_{}, deadline_{};
   double srtt_ = 0, rttvar_ = 0;  // ns

@@ -151,8 +151,8 @@ class UdpRrFlowTest : public ::testing::TestWithParam<int> {
 
 // A timeout of at least a second: nothing times out, however loaded the
 // machine, so the flow alone on its worker blocks in recv for its answers
-// from its 65th request on (with SO_RCVTIMEO at its cap, a few ms: the
-// waits that end at a jiffy go on exactly).
+// from its 65th request on (SO_RCVTIMEO is a jiffy, far shorter than the
+// timeout: the waits that end at a tick go on exactly).
 TEST_P(UdpRrFlowTest, AnswersAtOnceCompleteEveryTransaction) {
   start([](uint64_t) { return std::chrono::microseconds::zero(); }, 5000, 1'000'000us);
   finish(false);
