@@ -1,15 +1,19 @@
 #include "engine/rr_flows.h"
 
+#include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 
 namespace flowperf::engine {
 namespace {
@@ -558,6 +562,21 @@ Wait CrrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
 
 // ---- UDP_RR client ----
 
+namespace {
+// After a timeout with no answer (a loss, as far as the flow can tell), this
+// many requests wait for their answers exactly (one system call more each)
+// before blocking receives come back: a coarse wait costs up to a jiffy per
+// lost datagram, the exact one a few microseconds per transaction, so
+// blocking pays only while losses are rarer than about one in a thousand
+// transactions. An answer that merely came late costs a coarse wait
+// nothing, and does not count here.
+constexpr uint32_t kPreciseAfterTimeout = 2048;
+// Exact waits at the start, while the round trip estimate settles.
+constexpr uint32_t kPreciseAtStart = 64;
+// SO_RCVTIMEO for coarse waits (µs): one jiffy, whatever HZ is.
+constexpr suseconds_t kCoarseWaitUs = 1000;
+}  // namespace
+
 UdpRrClientFlow::UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
                                  std::chrono::microseconds min_timeout)
     : fd_(std::move(fd)),
@@ -589,6 +608,64 @@ void UdpRrClientFlow::on_rtt(int64_t rtt_ns) noexcept {
   }
 }
 
+void UdpRrClientFlow::set_mode(bool blocking) noexcept {
+  Flow::set_mode(blocking);
+  precise_left_ = kPreciseAtStart;
+  rcvtimeo_set_ = false;
+  if (blocking) {
+    // The first SIOCGSTAMPNS turns on the socket's receive time stamps
+    // (and fails: nothing received yet); arrival() reads them later.
+    timespec stamp{};
+    [[maybe_unused]] int r = ::ioctl(fd_.get(), SIOCGSTAMPNS, &stamp);
+  }
+}
+
+Clock::time_point UdpRrClientFlow::arrival(Clock::time_point t) const noexcept {
+  timespec stamp{}, real{};
+  if (::ioctl(fd_.get(), SIOCGSTAMPNS, &stamp) != 0) return t;
+  ::clock_gettime(CLOCK_REALTIME, &real);
+  const Clock::time_point now = Clock::now();
+  const int64_t age = (static_cast<int64_t>(real.tv_sec) - stamp.tv_sec) * 1'000'000'000 +
+                      (real.tv_nsec - stamp.tv_nsec);
+  if (age < 0) return t;  // the wall clock was stepped
+  return std::min(t, now - std::chrono::nanoseconds(age));
+}
+
+bool UdpRrClientFlow::use_coarse_wait() noexcept {
+  if (!blocking_) return false;
+  if (precise_left_ > 0) {
+    --precise_left_;
+    return false;
+  }
+  if (srtt_ == 0) return false;
+  // The kernel keeps SO_RCVTIMEO in whole jiffies, rounded up: 1 ms is one
+  // jiffy at any HZ (100-1000), a sleep that ends at the next tick, however
+  // near, and no shorter value would wait less. So it is set once, whatever
+  // the timeout: a wait may end before the deadline (a near tick, or a
+  // timeout longer than a jiffy), and step() then checks the clock and
+  // waits out the rest exactly. A silent peer or a phase change is seen
+  // within a jiffy.
+  if (!rcvtimeo_set_) {
+    timeval tv{0, kCoarseWaitUs};
+    if (::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) return false;
+    rcvtimeo_set_ = true;
+  }
+  ++coarse_waits_;
+  return true;
+}
+
+// One request at a time. Its answer is waited for in one of two ways:
+//  - exactly: the worker sleeps in ppoll (or epoll) until the socket is
+//    readable or the timeout has passed, then recv; three system calls per
+//    transaction. Always so in epoll mode, and in blocking mode at the
+//    start and for kPreciseAfterTimeout requests after a timeout that
+//    found no answer.
+//  - coarsely (blocking mode, no recent loss): send, then a blocking
+//    recv bounded by SO_RCVTIMEO; two system calls per transaction, as
+//    netperf, but with a timeout. When that recv gives up, the clock
+//    decides: past the deadline it is a timeout; before it, the rest of the
+//    wait is exact. An answer the blocking recv returns after the deadline
+//    counts as an exact wait would have counted it (timed out, then late).
 Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   if (burst_.window) return step_burst(phase);
   const int fd = fd_.get();
@@ -614,13 +691,15 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       }
       deadline_ = t0_ + timeout();
       waiting_ = true;
+      coarse_ = use_coarse_wait();
+      if (coarse_) continue;  // straight into a blocking recv: two system calls in all
       // The answer cannot be there yet: wait for it (or the timeout) rather
       // than read to EAGAIN first.
       Wait w = wait_read(fd);
       w.deadline = deadline_;
       return w;
     }
-    ssize_t n = ::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), 0);
+    ssize_t n = ::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), coarse_ ? 0 : MSG_DONTWAIT);
     if (n >= 0) {
       Clock::time_point t = Clock::now();
       counters.bytes_recv.add(static_cast<uint64_t>(n));
@@ -632,6 +711,18 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       std::memcpy(&want, &seq_, seq_bytes_);
       if (match_sequence && got != want) {
         counters.late.add(1);  // the answer to a request we gave up on
+        continue;
+      }
+      if (coarse_ && t > deadline_ && arrival(t) > deadline_) {
+        // A blocking recv gives up only at a jiffy boundary; this answer
+        // came after the moment an exact timer gives up at, so it counts
+        // as an exact wait counts it: a timeout, then a late answer. (One
+        // that came in time but whose reader woke late is a transaction,
+        // as it is after ppoll.) Late is not lost: the coarse wait cost
+        // nothing extra, so blocking receives go on.
+        counters.timeouts.add(1);
+        counters.late.add(1);
+        waiting_ = false;
         continue;
       }
       int64_t rtt = ns_between(t0_, t);
@@ -647,9 +738,13 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     now = Clock::now();
     if (now >= deadline_) {
       counters.timeouts.add(1);
+      if (blocking_) precise_left_ = kPreciseAfterTimeout;
       waiting_ = false;
       continue;
     }
+    // Not yet (a coarse wait may end at the next jiffy, however near, and a
+    // refused port ends it at once): the rest of the wait on the exact timer.
+    coarse_ = false;
     Wait w = wait_read(fd);
     w.deadline = deadline_;
     return w;

@@ -171,9 +171,15 @@ class UdpRrClientFlow final : public Flow {
                   std::chrono::microseconds min_timeout);
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
-  bool can_block() const noexcept override { return false; }
+  // Alone on a worker (and not in a burst) it blocks in recv for its answer
+  // while no timeout happened recently; see step().
+  bool can_block() const noexcept override { return burst_.window == 0; }
+  void set_mode(bool blocking) noexcept override;
   // The timeout in force now (for reports and tests).
   std::chrono::nanoseconds timeout() const noexcept;
+  // Requests whose answer was waited for in a blocking recv (for tests;
+  // read once the flow has finished).
+  uint64_t coarse_waits() const noexcept { return coarse_waits_; }
   // false: any response answers the request in flight (netserver does not
   // echo the sequence number, so it cannot be checked). Default true.
   bool match_sequence = true;
@@ -185,6 +191,12 @@ class UdpRrClientFlow final : public Flow {
  private:
   Wait step_burst(PhaseRef phase) noexcept;
   void on_rtt(int64_t rtt_ns) noexcept;
+  // Blocking mode: whether the next request may wait for its answer in a
+  // blocking recv (bounded by a coarse SO_RCVTIMEO, set on first use).
+  bool use_coarse_wait() noexcept;
+  // When the datagram just received reached the socket (its kernel time
+  // stamp), at the latest t, the time recv returned it.
+  Clock::time_point arrival(Clock::time_point t) const noexcept;
   net::Fd fd_;
   std::unique_ptr<char[]> out_, in_;
   uint32_t req_, resp_;
@@ -192,6 +204,10 @@ class UdpRrClientFlow final : public Flow {
   uint64_t quota_;
   uint64_t seq_ = 0;
   bool waiting_ = false;
+  bool coarse_ = false;        // the request in flight waits in a blocking recv
+  uint32_t precise_left_ = 0;  // requests still to wait for with ppoll (exact timer)
+  bool rcvtimeo_set_ = false;  // SO_RCVTIMEO set for coarse waits
+  uint64_t coarse_waits_ = 0;
   Clock::time_point t0_{}, deadline_{};
   double srtt_ = 0, rttvar_ = 0;  // ns
   std::chrono::nanoseconds min_timeout_;

@@ -486,23 +486,34 @@ TEST_F(Netns, UdpStreamLossMatchesNftablesAt5Percent) { udp_stream_loss(5); }
 
 // UDP_RR with `percent` % of datagrams dropped entering each namespace:
 // requests entering A, responses entering B. The request/response
-// bookkeeping must match the drops one for one.
+// bookkeeping must match the drops one for one. Besides nftables, a full
+// receive buffer drops datagrams (Udp.InErrors): the server's, when it is
+// not scheduled for some milliseconds on a busy machine while the client
+// times out and sends on every 50 us. That is the machine, not the link,
+// and is counted apart.
 json Netns::udp_rr_with_loss(int percent) {
   drop_on_input(net_->a, "meta l4proto udp", percent);
   drop_on_input(net_->b, "meta l4proto udp", percent);
   if (HasFatalFailure()) return json();
+  Counters a0 = snmp(*net_, net_->a), b0 = snmp(*net_, net_->b);
   json j = client({"-t", "UDP_RR", "-l", "3"});
   if (!j.is_object()) return j;
+  const uint64_t req_socket_drops = delta(a0, snmp(*net_, net_->a)).at("Udp.InErrors"),
+                 resp_socket_drops = delta(b0, snmp(*net_, net_->b)).at("Udp.InErrors");
+  if (req_socket_drops + resp_socket_drops > 0)
+    note("UDP_RR " + std::to_string(percent) + "%: full receive buffers dropped " +
+         std::to_string(req_socket_drops) + " requests and " + std::to_string(resp_socket_drops) +
+         " responses (a busy machine)");
   uint64_t req_drops = nft_dropped(*net_, net_->a), resp_drops = nft_dropped(*net_, net_->b);
   const json &c = j["local"]["flows"][0], &s = j["remote"]["flows"][0], &t = j["total"];
   uint64_t requests = u64(c["datagrams_sent"]), transactions = u64(t["transactions"]),
            timeouts = u64(t["timeouts"]), late = u64(t["late"]);
   // Every request the server got is one A did not drop, and it answered each.
-  EXPECT_EQ(u64(s["datagrams_recv"]), requests - req_drops);
+  EXPECT_EQ(u64(s["datagrams_recv"]), requests - req_drops - req_socket_drops);
   EXPECT_EQ(u64(s["datagrams_sent"]), u64(s["datagrams_recv"]));
   // Every answer B did not drop reached the client, except perhaps the last,
   // if it came after the client had given up on it and stopped.
-  uint64_t arrived = u64(s["datagrams_sent"]) - resp_drops;
+  uint64_t arrived = u64(s["datagrams_sent"]) - resp_drops - resp_socket_drops;
   EXPECT_LE(u64(c["datagrams_recv"]), arrived);
   EXPECT_GE(u64(c["datagrams_recv"]) + 1, arrived);
   // Every answer received completed its transaction or was late; every
@@ -511,17 +522,20 @@ json Netns::udp_rr_with_loss(int percent) {
   EXPECT_EQ(requests, transactions + timeouts);
   // So the timeouts are the drops, plus the late ones (the timeout was too
   // short for them), plus perhaps the last.
+  const uint64_t socket_drops = req_socket_drops + resp_socket_drops;
   uint64_t lost = timeouts - late;
-  EXPECT_GE(lost, req_drops + resp_drops);
-  EXPECT_LE(lost, req_drops + resp_drops + 1);
+  EXPECT_GE(lost, req_drops + resp_drops + socket_drops);
+  EXPECT_LE(lost, req_drops + resp_drops + socket_drops + 1);
 
-  // A transaction survives if neither of its datagrams is dropped.
+  // A transaction survives if neither of its datagrams is dropped (by
+  // nftables: the socket drops are left out of the share).
   double p = percent / 100.0, q = 1 - (1 - p) * (1 - p);
-  double measured = static_cast<double>(lost) / static_cast<double>(requests);
+  double measured = static_cast<double>(lost - socket_drops) / static_cast<double>(requests);
   std::string label = "UDP_RR nft " + std::to_string(percent) + "% each way";
   report_share(label + ": lost transactions", q, measured, requests);
-  report(label + ": timeouts-late vs nft drops", static_cast<double>(req_drops + resp_drops),
-         static_cast<double>(lost), "tx");
+  report(label + ": timeouts-late vs nft + socket drops",
+         static_cast<double>(req_drops + resp_drops + socket_drops), static_cast<double>(lost),
+         "tx");
   double sigma = std::sqrt(q * (1 - q) / static_cast<double>(requests));
   EXPECT_NEAR(measured, q, 4 * sigma);
   return j;
@@ -567,7 +581,11 @@ TEST_F(Netns, UdpRrCountsLostTransactionsAt5PercentAndReportsTheCost) {
 // 64% of its loss-free rate. Measured on a quiet machine (µs waits, the
 // client blocking for its answer): 55% (46,703 against 84,759 tx/s; 134 us
 // lost per timeout, as wake-ups after a timeout run late); under load it
-// falls to 25-30%, so this stays out of CI's run.
+// falls to 25-30%, so this stays out of CI's run. Since loss-free UDP_RR
+// blocks in recv (two system calls) while lossy UDP_RR still waits on an
+// exact timer, the share is lower where the loss-free rate is high: on a
+// busy 2-core VM (Dec 2026) about 200,000 tx/s loss-free, 47,000-50,000
+// with loss (21-22%; before that change 41,000-42,000, 21-26%).
 TEST_F(Netns, DISABLED_UdpRrKeepsHalfItsRateUnder5PercentLoss) {
   if (!have("nft")) GTEST_SKIP() << "nft is not installed (Debian package nftables)";
   auto [clean, with_loss] = udp_rr_cost();
