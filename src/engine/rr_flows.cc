@@ -15,6 +15,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "net/data_calls.h"
+
 namespace flowperf::engine {
 namespace {
 
@@ -51,7 +53,7 @@ void apply_options(int fd, const SocketOptions& o) {
 bool drain_to_eof(int fd, FlowCounters& c, int* err) {
   char scratch[512];
   for (;;) {
-    ssize_t n = ::recv(fd, scratch, sizeof scratch, 0);
+    ssize_t n = net::data::recv(fd, scratch, sizeof scratch, 0);
     if (n == 0) return true;
     if (n > 0) {
       c.bytes_recv.add(static_cast<uint64_t>(n));
@@ -104,7 +106,7 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
         w.push(Clock::now(), 0);
         ++w.started;
       }
-      ssize_t n = ::send(fd, buf_.get() + w.send_off, req_ - w.send_off, MSG_NOSIGNAL);
+      ssize_t n = net::data::send(fd, buf_.get() + w.send_off, req_ - w.send_off, MSG_NOSIGNAL);
       if (n > 0) {
         counters.bytes_sent.add(static_cast<uint64_t>(n));
         counters.send_calls.add(1);
@@ -121,7 +123,7 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
     }
     // 2. A response to a request sent whole.
     if (w.count > (w.send_off > 0 ? 1u : 0u)) {
-      ssize_t n = ::recv(fd, buf_.get() + w.recv_off, resp_ - w.recv_off, 0);
+      ssize_t n = net::data::recv(fd, buf_.get() + w.recv_off, resp_ - w.recv_off, 0);
       if (n > 0) {
         counters.bytes_recv.add(static_cast<uint64_t>(n));
         counters.recv_calls.add(1);
@@ -177,7 +179,7 @@ Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
           }
           if (t0_ == Clock::time_point{}) t0_ = now;
         }
-        ssize_t n = ::send(fd, buf_.get() + off_, req_ - off_, MSG_NOSIGNAL);
+        ssize_t n = net::data::send(fd, buf_.get() + off_, req_ - off_, MSG_NOSIGNAL);
         if (n > 0) {
           counters.bytes_sent.add(static_cast<uint64_t>(n));
           counters.send_calls.add(1);
@@ -196,7 +198,7 @@ Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         return fail("send failed", n < 0 ? errno : 0);
       }
       case State::kRecv: {
-        ssize_t n = ::recv(fd, buf_.get() + off_, resp_ - off_, 0);
+        ssize_t n = net::data::recv(fd, buf_.get() + off_, resp_ - off_, 0);
         if (n > 0) {
           counters.bytes_recv.add(static_cast<uint64_t>(n));
           counters.recv_calls.add(1);
@@ -246,7 +248,7 @@ Wait TcpRrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
     if (!sending_) {
-      ssize_t n = ::recv(fd, buf_.get() + off_, req_ - off_, 0);
+      ssize_t n = net::data::recv(fd, buf_.get() + off_, req_ - off_, 0);
       if (n > 0) {
         counters.bytes_recv.add(static_cast<uint64_t>(n));
         counters.recv_calls.add(1);
@@ -267,7 +269,7 @@ Wait TcpRrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
       if (errno == EINTR) continue;
       return fail("recv failed", errno);
     }
-    ssize_t n = ::send(fd, buf_.get() + off_, resp_ - off_, MSG_NOSIGNAL);
+    ssize_t n = net::data::send(fd, buf_.get() + off_, resp_ - off_, MSG_NOSIGNAL);
     if (n > 0) {
       counters.bytes_sent.add(static_cast<uint64_t>(n));
       counters.send_calls.add(1);
@@ -363,7 +365,7 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         continue;
       }
       case State::kSend: {
-        ssize_t n = ::send(fd_, buf_.get() + off_, req_ - off_, MSG_NOSIGNAL);
+        ssize_t n = net::data::send(fd_, buf_.get() + off_, req_ - off_, MSG_NOSIGNAL);
         if (n > 0) {
           counters.bytes_sent.add(static_cast<uint64_t>(n));
           counters.send_calls.add(1);
@@ -381,7 +383,7 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         return fail("send failed", err);
       }
       case State::kRecv: {
-        ssize_t n = ::recv(fd_, buf_.get() + off_, resp_ - off_, 0);
+        ssize_t n = net::data::recv(fd_, buf_.get() + off_, resp_ - off_, 0);
         if (n > 0) {
           counters.bytes_recv.add(static_cast<uint64_t>(n));
           counters.recv_calls.add(1);
@@ -496,7 +498,7 @@ void CrrServerFlow::accept_all() noexcept {
 void CrrServerFlow::serve(Conn* c) noexcept {
   for (;;) {
     if (!c->sending) {
-      ssize_t n = ::recv(c->fd, buf_.get() + c->off, req_ - c->off, 0);
+      ssize_t n = net::data::recv(c->fd, buf_.get() + c->off, req_ - c->off, 0);
       if (n > 0) {
         counters.bytes_recv.add(static_cast<uint64_t>(n));
         counters.recv_calls.add(1);
@@ -517,7 +519,7 @@ void CrrServerFlow::serve(Conn* c) noexcept {
       close_conn(c);  // we close first: TIME_WAIT lands here, not on the client
       return;
     }
-    ssize_t n = ::send(c->fd, buf_.get() + c->off, resp_ - c->off, MSG_NOSIGNAL);
+    ssize_t n = net::data::send(c->fd, buf_.get() + c->off, resp_ - c->off, MSG_NOSIGNAL);
     if (n > 0) {
       counters.bytes_sent.add(static_cast<uint64_t>(n));
       counters.send_calls.add(1);
@@ -541,7 +543,7 @@ Wait CrrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
   if (load(phase) == Phase::kAbort) return finished();
   epoll_event events[64];
   for (;;) {
-    int n = ::epoll_wait(ep_.get(), events, 64, 0);
+    int n = net::data::epoll_wait(ep_.get(), events, 64, 0);
     if (n <= 0) break;
     for (int i = 0; i < n; ++i) {
       if (events[i].data.ptr == nullptr)
@@ -678,7 +680,7 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       ++seq_;
       std::memcpy(out_.get(), &seq_, seq_bytes_);
       t0_ = Clock::now();
-      ssize_t n = ::send(fd, out_.get(), req_, 0);
+      ssize_t n = net::data::send(fd, out_.get(), req_, 0);
       if (n < 0) {
         if (errno == EINTR) continue;
         if (again(errno)) return wait_write(fd);
@@ -699,7 +701,8 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       w.deadline = deadline_;
       return w;
     }
-    ssize_t n = ::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), coarse_ ? 0 : MSG_DONTWAIT);
+    ssize_t n = net::data::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536),
+                                coarse_ ? 0 : MSG_DONTWAIT);
     if (n >= 0) {
       Clock::time_point t = Clock::now();
       counters.bytes_recv.add(static_cast<uint64_t>(n));
@@ -771,7 +774,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
       const uint64_t seq = seq_ + 1;
       std::memcpy(out_.get(), &seq, seq_bytes_);
       const Clock::time_point t = Clock::now();
-      ssize_t n = ::send(fd, out_.get(), req_, 0);
+      ssize_t n = net::data::send(fd, out_.get(), req_, 0);
       if (n < 0) {
         if (errno == EINTR) continue;
         if (again(errno)) {
@@ -789,7 +792,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
       w.push(t, seq);
       continue;
     }
-    ssize_t n = ::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), 0);
+    ssize_t n = net::data::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), 0);
     if (n >= 0) {
       const Clock::time_point t = Clock::now();
       counters.bytes_recv.add(static_cast<uint64_t>(n));

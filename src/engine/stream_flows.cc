@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "net/data_calls.h"
+
 namespace flowperf::engine {
 namespace {
 
@@ -41,7 +43,7 @@ Wait TcpSendFlow::step(PhaseRef phase, Clock::time_point) noexcept {
       break;
     }
     size_t len = quota_ ? std::min<uint64_t>(size_, quota_ - sent_) : size_;
-    ssize_t n = ::send(fd, buf_.get(), len, MSG_NOSIGNAL);
+    ssize_t n = net::data::send(fd, buf_.get(), len, MSG_NOSIGNAL);
     if (n > 0) {
       sent_ += static_cast<uint64_t>(n);
       counters.bytes_sent.add(static_cast<uint64_t>(n));
@@ -56,7 +58,7 @@ Wait TcpSendFlow::step(PhaseRef phase, Clock::time_point) noexcept {
   char scratch[512];
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
-    ssize_t n = ::recv(fd, scratch, sizeof scratch, 0);
+    ssize_t n = net::data::recv(fd, scratch, sizeof scratch, 0);
     if (n == 0) return finished();
     if (n > 0) {
       counters.bytes_recv.add(static_cast<uint64_t>(n));
@@ -78,7 +80,7 @@ Wait TcpRecvFlow::step(PhaseRef phase, Clock::time_point) noexcept {
   if (load(phase) == Phase::kAbort) return finished();
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
-    ssize_t n = ::recv(fd, buf_.get(), size_, 0);
+    ssize_t n = net::data::recv(fd, buf_.get(), size_, 0);
     if (n > 0) {
       counters.bytes_recv.add(static_cast<uint64_t>(n));
       counters.recv_calls.add(1);
@@ -138,11 +140,11 @@ ssize_t UdpSendFlow::send_batch(uint32_t n) noexcept {
     c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
     const uint16_t seg = static_cast<uint16_t>(size_);
     std::memcpy(CMSG_DATA(c), &seg, sizeof seg);
-    ssize_t r = ::sendmsg(fd, &m, 0);
+    ssize_t r = net::data::sendmsg(fd, &m, 0);
     return r < 0 ? -1 : static_cast<ssize_t>(n);  // all or nothing
   }
-  if (n > 1) return ::sendmmsg(fd, msgs_.get(), n, 0);
-  ssize_t r = ::send(fd, buf_.get(), size_, 0);
+  if (n > 1) return net::data::sendmmsg(fd, msgs_.get(), n, 0);
+  ssize_t r = net::data::send(fd, buf_.get(), size_, 0);
   return r < 0 ? -1 : 1;
 }
 
@@ -258,7 +260,7 @@ int UdpRecvFlow::receive_once() noexcept {
   // draining, never wait (the worker times the quiet period).
   const int flags = draining_ ? MSG_DONTWAIT : 0;
   if (!msgs_) {
-    ssize_t n = ::recv(fd, buf_.get(), size_, flags);
+    ssize_t n = net::data::recv(fd, buf_.get(), size_, flags);
     if (n < 0) return -1;
     if (n == 0 && end_on_empty) return -2;
     last_rx_ = Clock::now();
@@ -270,7 +272,7 @@ int UdpRecvFlow::receive_once() noexcept {
   }
   for (uint32_t i = 0; i < how_.batch; ++i)
     if (msgs_[i].msg_hdr.msg_control) msgs_[i].msg_hdr.msg_controllen = kControlBytes;
-  int k = ::recvmmsg(fd, msgs_.get(), how_.batch, flags | MSG_WAITFORONE, nullptr);
+  int k = net::data::recvmmsg(fd, msgs_.get(), how_.batch, flags | MSG_WAITFORONE, nullptr);
   if (k < 0) return -1;
   last_rx_ = Clock::now();
   counters.recv_calls.add(1);

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <functional>
 
+#include "net/data_calls.h"
 #include "net/fd.h"
 
 namespace flowperf::engine {
@@ -120,8 +121,8 @@ class EpollDriver final : public FlowHost {
       const timespec ts = spin ? timespec{0, 0} : wait_for(next_timer(now), now);
       int n = ::epoll_pwait2(ep_.get(), events, 256, &ts, nullptr);
       if (n < 0 && errno == ENOSYS)  // kernels before 5.11
-        n = ::epoll_wait(ep_.get(), events, 256,
-                         static_cast<int>((ts.tv_nsec + 999'999) / 1'000'000));
+        n = net::data::epoll_wait(ep_.get(), events, 256,
+                                  static_cast<int>((ts.tv_nsec + 999'999) / 1'000'000));
       now = Clock::now();
       if (n > 0)
         last_event = now;
@@ -269,7 +270,7 @@ void drive_single(Flow& f, const std::atomic<Phase>& phase, std::atomic<size_t>&
     } else if (!blocking || w.deadline != Clock::time_point::max()) {
       pollfd pfd[2] = {{w.fd, static_cast<short>(w.events), 0}, {waker, POLLIN, 0}};
       const timespec ts = wait_for(w.deadline, now);
-      if (::ppoll(pfd, waker >= 0 ? 2 : 1, &ts, nullptr) > 0 && pfd[1].revents) clear_waker(waker);
+      if (net::data::ppoll(pfd, waker >= 0 ? 2 : 1, &ts) > 0 && pfd[1].revents) clear_waker(waker);
       last_progress = Clock::now();  // woken: spin again
     }
     now = Clock::now();
