@@ -22,22 +22,97 @@ long double Histogram::Snapshot::sum() const noexcept {
   return std::ldexp(static_cast<long double>(sum_hi), 64) + static_cast<long double>(sum_lo);
 }
 
-Histogram::Histogram() : counts_(kBucketCount, 0) {}
+Histogram::Histogram(const Histogram& other)
+    : count_(other.count_), min_(other.min_), max_(other.max_), sum_(other.sum_) {
+  for (uint32_t g = 0; g < kGroupCount; ++g) {
+    if (!other.groups_[g]) continue;
+    groups_[g] = std::make_unique<uint64_t[]>(kSubBuckets);
+    std::copy_n(other.groups_[g].get(), kSubBuckets, groups_[g].get());
+  }
+}
+
+Histogram& Histogram::operator=(const Histogram& other) {
+  if (this != &other) *this = Histogram(other);
+  return *this;
+}
+
+Histogram::Histogram(Histogram&& other) noexcept
+    : groups_(std::move(other.groups_)),
+      count_(other.count_),
+      min_(other.min_),
+      max_(other.max_),
+      sum_(other.sum_) {
+  other.clear();  // its groups are gone: it is empty now
+}
+
+Histogram& Histogram::operator=(Histogram&& other) noexcept {
+  if (this != &other) {
+    groups_ = std::move(other.groups_);
+    count_ = other.count_;
+    min_ = other.min_;
+    max_ = other.max_;
+    sum_ = other.sum_;
+    other.clear();
+  }
+  return *this;
+}
+
+uint64_t* Histogram::add_group(uint32_t group) noexcept {
+  groups_[group] = std::make_unique<uint64_t[]>(kSubBuckets);  // zeroed
+  return groups_[group].get();
+}
+
+size_t Histogram::groups_in_use() const noexcept {
+  return static_cast<size_t>(
+      std::count_if(groups_.begin(), groups_.end(), [](const auto& g) { return g != nullptr; }));
+}
+
+template <typename F>
+bool Histogram::for_each_nonzero(F&& f) const {
+  if (count_ == 0) return false;
+  const uint32_t first = index_of(min_);
+  const uint32_t last = index_of(max_);
+  for (uint32_t g = first >> kSubBucketBits; g <= last >> kSubBucketBits; ++g) {
+    const uint64_t* counts = groups_[g].get();
+    if (!counts) continue;
+    const uint32_t base = g << kSubBucketBits;
+    for (uint32_t k = 0; k < kSubBuckets; ++k) {
+      if (counts[k] != 0 && f(base + k, counts[k])) return true;
+    }
+  }
+  return false;
+}
+
+bool operator==(const Histogram& a, const Histogram& b) noexcept {
+  if (a.count_ != b.count_ || a.min_ != b.min_ || a.max_ != b.max_ || a.sum_ != b.sum_) {
+    return false;
+  }
+  for (uint32_t i = 0; i < Histogram::kBucketCount; ++i) {
+    if (a.at(i) != b.at(i)) return false;
+  }
+  return true;
+}
 
 void Histogram::record_n(uint64_t value, uint64_t n) noexcept {
   if (n == 0) return;
-  counts_[index_of(value)] += n;
+  const uint32_t index = index_of(value);
+  uint64_t* group = groups_[index >> kSubBucketBits].get();
+  if (group == nullptr) group = add_group(index >> kSubBucketBits);
+  group[index & (kSubBuckets - 1)] += n;
   count_ += n;
   sum_ += static_cast<Uint128>(value) * n;
   min_ = std::min(min_, value);
   max_ = std::max(max_, value);
 }
 
-void Histogram::merge(const Histogram& other) noexcept {
+void Histogram::merge(const Histogram& other) {
   // Also correct for merge(*this): every counter is read before it is written.
-  uint64_t* dst = counts_.data();
-  const uint64_t* src = other.counts_.data();
-  for (uint32_t i = 0; i < kBucketCount; ++i) dst[i] += src[i];
+  for (uint32_t g = 0; g < kGroupCount; ++g) {
+    const uint64_t* src = other.groups_[g].get();
+    if (!src) continue;
+    uint64_t* dst = groups_[g] ? groups_[g].get() : add_group(g);
+    for (uint32_t k = 0; k < kSubBuckets; ++k) dst[k] += src[k];
+  }
   count_ += other.count_;
   sum_ += other.sum_;
   min_ = std::min(min_, other.min_);
@@ -45,7 +120,9 @@ void Histogram::merge(const Histogram& other) noexcept {
 }
 
 void Histogram::clear() noexcept {
-  std::fill(counts_.begin(), counts_.end(), 0);
+  for (auto& g : groups_) {
+    if (g) std::fill_n(g.get(), kSubBuckets, 0);
+  }
   count_ = 0;
   min_ = UINT64_MAX;
   max_ = 0;
@@ -74,12 +151,11 @@ double Histogram::stddev() const noexcept {
   if (count_ == 0) return 0.0;
   const long double mu = exact_mean();
   long double acc = 0.0L;
-  const uint32_t last = index_of(max_);
-  for (uint32_t i = index_of(min_); i <= last; ++i) {
-    if (counts_[i] == 0) continue;
+  for_each_nonzero([&](uint32_t i, uint64_t n) {
     const long double d = static_cast<long double>(representative(i)) - mu;
-    acc += static_cast<long double>(counts_[i]) * d * d;
-  }
+    acc += static_cast<long double>(n) * d * d;
+    return false;
+  });
   return static_cast<double>(std::sqrt(acc / static_cast<long double>(count_)));
 }
 
@@ -99,21 +175,22 @@ uint64_t Histogram::percentile(double p) const noexcept {
   const uint64_t rank = c < 1.0L ? 1 : (c >= n ? count_ : static_cast<uint64_t>(c));
 
   uint64_t seen = 0;
-  const uint32_t last = index_of(max_);
-  for (uint32_t i = index_of(min_); i <= last; ++i) {
-    seen += counts_[i];
-    if (seen >= rank) return representative(i);
-  }
-  return max_;  // unreachable: the buckets between min and max hold all count_ samples
+  uint32_t found = kOverflowIndex;
+  for_each_nonzero([&](uint32_t i, uint64_t in_bucket) {
+    seen += in_bucket;
+    found = i;
+    return seen >= rank;
+  });
+  // The buckets between min and max hold all count_ samples, so the rank is always reached.
+  return representative(found);
 }
 
 std::vector<Histogram::Bucket> Histogram::nonzero_buckets() const {
   std::vector<Bucket> out;
-  if (count_ == 0) return out;
-  const uint32_t last = index_of(max_);
-  for (uint32_t i = index_of(min_); i <= last; ++i) {
-    if (counts_[i] != 0) out.push_back(Bucket{i, counts_[i]});
-  }
+  for_each_nonzero([&](uint32_t i, uint64_t n) {
+    out.push_back(Bucket{i, n});
+    return false;
+  });
   return out;
 }
 
@@ -155,7 +232,9 @@ Histogram Histogram::from_snapshot(const Snapshot& snapshot) {
     if (total + b.count < total) fail("total count overflows");
     previous = b.index;
     total += b.count;
-    h.counts_[b.index] = b.count;
+    uint64_t* group = h.groups_[b.index >> kSubBucketBits].get();
+    if (!group) group = h.add_group(b.index >> kSubBucketBits);
+    group[b.index & (kSubBuckets - 1)] = b.count;
     const uint64_t lo = std::clamp(bucket_low(b.index), snapshot.min, snapshot.max);
     const uint64_t hi = std::clamp(bucket_high(b.index), snapshot.min, snapshot.max);
     lowest += static_cast<Uint128>(lo) * b.count;
