@@ -51,6 +51,7 @@ std::string SideResult::first_error() const {
 SideResult collect(const Side& side, Clock::time_point cap) {
   SideResult r;
   r.threads = side.threads();
+  r.flows.reserve(side.flows().size());  // no doubling: 10,000s of flows are many MB
   Clock::time_point last = side.start_time();
   for (size_t i = 0; i < side.flows().size(); ++i) {
     const Flow& f = *side.flows()[i];

@@ -23,12 +23,15 @@ long double Histogram::Snapshot::sum() const noexcept {
 }
 
 Histogram::Histogram(const Histogram& other)
-    : count_(other.count_), min_(other.min_), max_(other.max_), sum_(other.sum_) {
-  for (uint32_t g = 0; g < kGroupCount; ++g) {
-    if (!other.groups_[g]) continue;
-    groups_[g] = std::make_unique<uint64_t[]>(kSubBuckets);
-    std::copy_n(other.groups_[g].get(), kSubBuckets, groups_[g].get());
-  }
+    : base_(other.base_),
+      size_(other.size_),
+      count_(other.count_),
+      min_(other.min_),
+      max_(other.max_),
+      sum_(other.sum_) {
+  if (size_ == 0) return;
+  counts_ = std::make_unique_for_overwrite<uint64_t[]>(size_);
+  std::copy_n(other.counts_.get(), size_, counts_.get());
 }
 
 Histogram& Histogram::operator=(const Histogram& other) {
@@ -37,48 +40,49 @@ Histogram& Histogram::operator=(const Histogram& other) {
 }
 
 Histogram::Histogram(Histogram&& other) noexcept
-    : groups_(std::move(other.groups_)),
+    : counts_(std::move(other.counts_)),
+      base_(other.base_),
+      size_(other.size_),
       count_(other.count_),
       min_(other.min_),
       max_(other.max_),
       sum_(other.sum_) {
-  other.clear();  // its groups are gone: it is empty now
+  other.base_ = other.size_ = 0;
+  other.clear();  // its counters are gone: it is empty now
 }
 
 Histogram& Histogram::operator=(Histogram&& other) noexcept {
   if (this != &other) {
-    groups_ = std::move(other.groups_);
+    counts_ = std::move(other.counts_);
+    base_ = other.base_;
+    size_ = other.size_;
     count_ = other.count_;
     min_ = other.min_;
     max_ = other.max_;
     sum_ = other.sum_;
+    other.base_ = other.size_ = 0;
     other.clear();
   }
   return *this;
 }
 
-uint64_t* Histogram::add_group(uint32_t group) noexcept {
-  groups_[group] = std::make_unique<uint64_t[]>(kSubBuckets);  // zeroed
-  return groups_[group].get();
-}
-
-size_t Histogram::groups_in_use() const noexcept {
-  return static_cast<size_t>(
-      std::count_if(groups_.begin(), groups_.end(), [](const auto& g) { return g != nullptr; }));
+void Histogram::cover(uint32_t index) noexcept {
+  if (index - base_ < size_) return;  // held already
+  const uint32_t group_low = index & ~(kSubBuckets - 1);
+  const uint32_t low = size_ == 0 ? group_low : std::min(base_, group_low);
+  const uint32_t end =
+      size_ == 0 ? group_low + kSubBuckets : std::max(base_ + size_, group_low + kSubBuckets);
+  auto grown = std::make_unique<uint64_t[]>(end - low);  // zeroed
+  if (size_ != 0) std::copy_n(counts_.get(), size_, grown.get() + (base_ - low));
+  counts_ = std::move(grown);
+  base_ = low;
+  size_ = end - low;
 }
 
 template <typename F>
 bool Histogram::for_each_nonzero(F&& f) const {
-  if (count_ == 0) return false;
-  const uint32_t first = index_of(min_);
-  const uint32_t last = index_of(max_);
-  for (uint32_t g = first >> kSubBucketBits; g <= last >> kSubBucketBits; ++g) {
-    const uint64_t* counts = groups_[g].get();
-    if (!counts) continue;
-    const uint32_t base = g << kSubBucketBits;
-    for (uint32_t k = 0; k < kSubBuckets; ++k) {
-      if (counts[k] != 0 && f(base + k, counts[k])) return true;
-    }
+  for (uint32_t k = 0; k < size_; ++k) {
+    if (counts_[k] != 0 && f(base_ + k, counts_[k])) return true;
   }
   return false;
 }
@@ -87,7 +91,10 @@ bool operator==(const Histogram& a, const Histogram& b) noexcept {
   if (a.count_ != b.count_ || a.min_ != b.min_ || a.max_ != b.max_ || a.sum_ != b.sum_) {
     return false;
   }
-  for (uint32_t i = 0; i < Histogram::kBucketCount; ++i) {
+  // Buckets outside what either holds are zero in both.
+  const uint32_t low = std::min(a.size_ ? a.base_ : b.base_, b.size_ ? b.base_ : a.base_);
+  const uint32_t end = std::max(a.base_ + a.size_, b.base_ + b.size_);
+  for (uint32_t i = low; i < end; ++i) {
     if (a.at(i) != b.at(i)) return false;
   }
   return true;
@@ -96,9 +103,8 @@ bool operator==(const Histogram& a, const Histogram& b) noexcept {
 void Histogram::record_n(uint64_t value, uint64_t n) noexcept {
   if (n == 0) return;
   const uint32_t index = index_of(value);
-  uint64_t* group = groups_[index >> kSubBucketBits].get();
-  if (group == nullptr) group = add_group(index >> kSubBucketBits);
-  group[index & (kSubBuckets - 1)] += n;
+  if (index - base_ >= size_) cover(index);
+  counts_[index - base_] += n;
   count_ += n;
   sum_ += static_cast<Uint128>(value) * n;
   min_ = std::min(min_, value);
@@ -106,12 +112,14 @@ void Histogram::record_n(uint64_t value, uint64_t n) noexcept {
 }
 
 void Histogram::merge(const Histogram& other) {
-  // Also correct for merge(*this): every counter is read before it is written.
-  for (uint32_t g = 0; g < kGroupCount; ++g) {
-    const uint64_t* src = other.groups_[g].get();
-    if (!src) continue;
-    uint64_t* dst = groups_[g] ? groups_[g].get() : add_group(g);
-    for (uint32_t k = 0; k < kSubBuckets; ++k) dst[k] += src[k];
+  if (other.size_ != 0) {
+    // Also correct for merge(*this): cover() changes nothing then, and every counter is read
+    // before it is written.
+    cover(other.base_);
+    cover(other.base_ + other.size_ - 1);
+    uint64_t* dst = counts_.get() + (other.base_ - base_);
+    const uint64_t* src = other.counts_.get();
+    for (uint32_t k = 0; k < other.size_; ++k) dst[k] += src[k];
   }
   count_ += other.count_;
   sum_ += other.sum_;
@@ -120,9 +128,7 @@ void Histogram::merge(const Histogram& other) {
 }
 
 void Histogram::clear() noexcept {
-  for (auto& g : groups_) {
-    if (g) std::fill_n(g.get(), kSubBuckets, 0);
-  }
+  if (size_ != 0) std::fill_n(counts_.get(), size_, 0);
   count_ = 0;
   min_ = UINT64_MAX;
   max_ = 0;
@@ -232,9 +238,8 @@ Histogram Histogram::from_snapshot(const Snapshot& snapshot) {
     if (total + b.count < total) fail("total count overflows");
     previous = b.index;
     total += b.count;
-    uint64_t* group = h.groups_[b.index >> kSubBucketBits].get();
-    if (!group) group = h.add_group(b.index >> kSubBucketBits);
-    group[b.index & (kSubBuckets - 1)] = b.count;
+    h.cover(b.index);
+    h.counts_[b.index - h.base_] = b.count;
     const uint64_t lo = std::clamp(bucket_low(b.index), snapshot.min, snapshot.max);
     const uint64_t hi = std::clamp(bucket_high(b.index), snapshot.min, snapshot.max);
     lowest += static_cast<Uint128>(lo) * b.count;

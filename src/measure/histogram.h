@@ -16,10 +16,11 @@
 //   * Values < 2^40 are tracked at full precision: indices 0 .. 2239. Every value >= 2^40 goes in a
 //     single overflow bucket, index 2240 == bucket_count() - 1, covering [2^40, 2^64 - 1].
 //   * 2241 uint64_t counters = 17928 bytes if all were present (< 24 KiB). They are not allocated
-//     up front: the counters of each power-of-two range (64 of them, 512 bytes; the overflow
-//     bucket has a group of its own) are allocated, zeroed, the first time a value lands in that
-//     range. Latencies of one flow usually span a few ranges, so a histogram takes a few KiB, not
-//     18, and copies of it (results, messages) only the ranges in use.
+//     up front: the counters held are one contiguous run of whole groups (a group: the 64 buckets
+//     of one power-of-two range; the overflow bucket is a group of its own), from the group of the
+//     smallest value recorded to that of the largest, grown when a value falls outside. One
+//     flow's latencies usually span a few ranges, so a histogram takes a few KiB, not 18, and so
+//     do its copies (results, messages). The object itself is ~64 bytes.
 //
 // Error bound
 //   A percentile is reported as the midpoint of the bucket holding the sample at that rank,
@@ -40,9 +41,9 @@
 //   per-sample quantisation error, i.e. <= max() / 128 while max() < 2^40 (0 for samples < 128,
 //   and 0 when all samples are equal).
 //
-// Allocation: record() and record_n() allocate a group of 64 counters the first time a value falls
-// in a power-of-two range not seen before (at most 36 times in a histogram's life; never again
-// after clear(), which keeps the groups). Out of memory there ends the program (they are noexcept).
+// Allocation: record() and record_n() reallocate the counters when a value falls below or above
+// the groups held (at most 36 times in a histogram's life, usually a few times early on; never
+// after clear(), which keeps them). Out of memory there ends the program (they are noexcept).
 //
 // Not thread-safe: use one histogram per thread and merge().
 #pragma once
@@ -93,14 +94,12 @@ class Histogram {
   Histogram& operator=(Histogram&& other) noexcept;
   ~Histogram() = default;
 
-  // Hot path: no throw; one well-predicted branch (is this range's group there yet?), which
-  // allocates the group the first time only.
+  // Hot path: no throw; one well-predicted branch (is the bucket inside the counters held?).
   void record(uint64_t value) noexcept {
     const uint32_t index = index_of(value);
-    uint64_t* group = groups_[index >> kSubBucketBits].get();
-    if (group == nullptr) [[unlikely]]
-      group = add_group(index >> kSubBucketBits);
-    ++group[index & (kSubBuckets - 1)];
+    if (index - base_ >= size_) [[unlikely]]  // unsigned: also true below base_
+      cover(index);
+    ++counts_[index - base_];
     ++count_;
     sum_ += value;
     min_ = std::min(min_, value);
@@ -138,8 +137,8 @@ class Histogram {
   static uint64_t bucket_low(uint32_t index) noexcept;   // smallest value in bucket; index clamped
   static uint64_t bucket_high(uint32_t index) noexcept;  // largest value in bucket; index clamped
 
-  // Counter groups allocated (each kSubBuckets counters); for tests and memory accounting.
-  size_t groups_in_use() const noexcept;
+  // Counter groups held (each kSubBuckets counters); for tests and memory accounting.
+  size_t groups_in_use() const noexcept { return size_ / kSubBuckets; }
 
   // Equal when they hold the same samples (an absent group equals a group of zeros).
   friend bool operator==(const Histogram& a, const Histogram& b) noexcept;
@@ -150,19 +149,20 @@ class Histogram {
   // Value reported for a sample in bucket `index`: the bucket's midpoint clamped to [min_, max_],
   // or max_ for the overflow bucket.
   uint64_t representative(uint32_t index) const noexcept;
-  long double exact_mean() const noexcept;       // count_ > 0
-  uint64_t* add_group(uint32_t group) noexcept;  // allocates a zeroed group; cold path
-  uint64_t at(uint32_t index) const noexcept {   // a bucket's count; 0 when absent
-    const uint64_t* group = groups_[index >> kSubBucketBits].get();
-    return group ? group[index & (kSubBuckets - 1)] : 0;
+  long double exact_mean() const noexcept;  // count_ > 0
+  // Grows the counters held to include bucket `index` (whole groups); cold path.
+  void cover(uint32_t index) noexcept;
+  uint64_t at(uint32_t index) const noexcept {  // a bucket's count; 0 when not held
+    return index - base_ < size_ ? counts_[index - base_] : 0;
   }
-  // Calls f(index, count) for every nonzero bucket between min and max, ascending, until f
-  // returns true. Returns whether f did.
+  // Calls f(index, count) for every nonzero bucket, ascending, until f returns true. Returns
+  // whether f did.
   template <typename F>
   bool for_each_nonzero(F&& f) const;
 
-  static constexpr uint32_t kGroupCount = (kOverflowIndex >> kSubBucketBits) + 1;
-  std::array<std::unique_ptr<uint64_t[]>, kGroupCount> groups_{};
+  std::unique_ptr<uint64_t[]> counts_;  // buckets base_ .. base_ + size_ - 1
+  uint32_t base_ = 0;                   // a multiple of kSubBuckets
+  uint32_t size_ = 0;                   // a multiple of kSubBuckets; 0: nothing held
   uint64_t count_ = 0;
   uint64_t min_ = UINT64_MAX;  // sentinel while empty; min() hides it
   uint64_t max_ = 0;

@@ -65,6 +65,7 @@ Summary summarize(const session::TestResult& r) {
   const engine::SideResult* remote = r.have_remote ? &r.remote_side : nullptr;
   sum.receiver_counted = remote != nullptr;
 
+  sum.streams.reserve(r.local_side.flows.size());
   for (const auto& lf : r.local_side.flows) {
     StreamSummary s;
     s.index = lf.index;

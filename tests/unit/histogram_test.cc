@@ -411,8 +411,8 @@ TEST(Histogram, CopyAndMoveLeaveUsableHistograms) {
   EXPECT_EQ(d.count(), 2u);
 }
 
-// The counters of a power-of-two range exist only once a value fell in it.
-TEST(Histogram, CounterGroupsAreAllocatedOnFirstUse) {
+// Counters are held for the groups from the smallest value's to the largest's, no more.
+TEST(Histogram, CountersCoverOnlyTheGroupsBetweenTheValuesSeen) {
   Histogram h;
   EXPECT_EQ(h.groups_in_use(), 0u);
   h.record(25'000);  // [16384, 32768)
@@ -420,22 +420,31 @@ TEST(Histogram, CounterGroupsAreAllocatedOnFirstUse) {
   EXPECT_EQ(h.groups_in_use(), 1u);
   h.record(40'000);  // [32768, 65536)
   EXPECT_EQ(h.groups_in_use(), 2u);
-  h.record(uint64_t{1} << 50);  // overflow bucket: a group of its own
+  h.record(10'000);  // [8192, 16384): grows downwards
   EXPECT_EQ(h.groups_in_use(), 3u);
+  EXPECT_EQ(h.min(), 10'000u);
+  const uint64_t p50 = h.percentile(50);
   Histogram copy = h;
   EXPECT_EQ(copy.groups_in_use(), 3u);
   EXPECT_EQ(copy, h);
-  EXPECT_EQ(Histogram::from_snapshot(h.snapshot()).groups_in_use(), 3u);
-  h.clear();  // keeps its groups, zeroed
+  EXPECT_EQ(Histogram::from_snapshot(h.snapshot()), h);
+  h.clear();  // keeps its counters, zeroed
   EXPECT_EQ(h.groups_in_use(), 3u);
-  EXPECT_EQ(h, Histogram());  // a zeroed group equals an absent one
+  EXPECT_EQ(h, Histogram());  // held zeros equal counters not held
   Histogram m;
+  m.record(5);
   m.merge(copy);
-  EXPECT_EQ(m, copy);
-  EXPECT_EQ(m.groups_in_use(), 3u);
+  m.merge(m);  // doubles every count
+  EXPECT_EQ(m.count(), 10u);
+  EXPECT_EQ(m.percentile(100), 40'000u);
+  EXPECT_EQ(m.min(), 5u);
+  copy.record(uint64_t{1} << 50);  // the overflow bucket: the run reaches the last group
+  EXPECT_EQ(copy.groups_in_use(), Histogram::kOverflowIndex / Histogram::kSubBuckets + 1 -
+                                      Histogram::index_of(10'000) / Histogram::kSubBuckets);
+  EXPECT_EQ(copy.percentile(40), p50);
 }
 
-// Percentiles over lazily allocated groups against a plain walk of the snapshot's buckets, and the
+// Percentiles over counters held in part against a plain walk of the snapshot's buckets, and the
 // snapshot round trip, on values spread over many ranges with gaps between them.
 TEST(Histogram, SparseGroupsGiveTheSamePercentilesAsAPlainWalk) {
   Histogram h;
