@@ -1,5 +1,6 @@
 #include "proto/messages.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/json_number.h"
@@ -309,7 +310,9 @@ json side_head_to_json(const engine::SideResult& s) {
 // ever holding a DOM of all flows: each flow becomes a small DOM, is written
 // out and dropped. With 10,000 flows the whole DOM was ~3 KB a flow.
 void append_side(std::string& out, const engine::SideResult& s) {
-  out += side_head_to_json(s).dump();
+  json head = side_head_to_json(s);
+  head["flow_count"] = s.flows.size();  // lets decode() size its vector before the flows come
+  out += head.dump();
   out.pop_back();  // the head's closing brace
   out += ",\"flows\":[";
   for (size_t i = 0; i < s.flows.size(); ++i) {
@@ -424,6 +427,11 @@ Message decode(std::string_view body) {
     if (event == json::parse_event_t::key) {
       if (depth == 1) key1 = parsed.get<std::string>();
       if (depth == 2) key2 = parsed.get<std::string>();
+    } else if (event == json::parse_event_t::value && depth == 2 && key1 == "side" &&
+               key2 == "flow_count" && flows.empty()) {
+      // A hint, written before the flows: growing by doubling would hold two copies at the peak.
+      // Never more than the body could hold (a flow's text is far over 64 bytes).
+      if (auto n = core::checked_get<size_t>(parsed)) flows.reserve(std::min(*n, body.size() / 64));
     } else if (event == json::parse_event_t::object_end && depth == 3 && key1 == "side" &&
                key2 == "flows") {
       flows.push_back(flow_from_json(parsed));

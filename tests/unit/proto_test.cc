@@ -299,7 +299,10 @@ TEST(Messages, ResultsEncodedFlowByFlowIsTheSameJsonAsTheDom) {
   iv.flows[1].bytes_sent = 7;
   side.intervals = {iv};
   const json expected = {{"type", "results"}, {"side", side_to_json(side)}};
-  EXPECT_EQ(json::parse(encode(Results{side})), expected);
+  json sent = json::parse(encode(Results{side}));
+  EXPECT_EQ(sent["side"]["flow_count"], 2);  // a hint for the decoder, before the flows
+  sent["side"].erase("flow_count");
+  EXPECT_EQ(sent, expected);
 }
 
 // decode() takes the flows out of the DOM while it parses; text written by any JSON writer (keys
@@ -329,6 +332,18 @@ TEST(Messages, ManyFlowsKeepTheirOrder) {
   Results back = RoundTrip(Results{side});
   ASSERT_EQ(back.side.flows.size(), side.flows.size());
   for (size_t i = 0; i < side.flows.size(); ++i) ExpectSameFlow(back.side.flows[i], side.flows[i]);
+  // The flow count is only a hint: wrong, absurd or missing, the flows decode the same.
+  json j = json::parse(encode(Results{side}));
+  for (json hint : {json(5), json(uint64_t{1} << 62), json("x"), json(nullptr)}) {
+    if (hint.is_null()) {
+      j["side"].erase("flow_count");
+    } else {
+      j["side"]["flow_count"] = hint;
+    }
+    Message m = decode(j.dump());
+    ASSERT_TRUE(std::holds_alternative<Results>(m));
+    EXPECT_EQ(std::get<Results>(m).side.flows.size(), side.flows.size());
+  }
 }
 
 TEST(Messages, ResultsWithEmptyHistogramsAndNoFlows) {
