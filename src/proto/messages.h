@@ -84,6 +84,9 @@ using Message =
     std::variant<Hello, Welcome, Setup, SetupOk, Start, Started, Stop, Quit, Results, ErrorMsg>;
 
 std::string encode(const Message& m);
+// The same text appended to `out` (a results message is written there flow by flow, so a frame
+// can be built without a second copy of a body of many MB).
+void encode_into(std::string& out, const Message& m);
 // Throws ProtocolError for anything that is not a well-formed message.
 Message decode(std::string_view body);
 const char* message_name(const Message& m);
