@@ -80,7 +80,7 @@ Summary summarize(const session::TestResult& r) {
       s.transactions_per_s = rate(static_cast<double>(lf.transactions), lf.elapsed_s);
       s.timeouts = lf.timeouts;
       s.late = lf.late;
-      s.latency = lf.latency;
+      s.latency = lf.latency ? &*lf.latency : nullptr;
     }
     sum.streams.push_back(std::move(s));
   }
@@ -111,7 +111,7 @@ Summary summarize(const session::TestResult& r) {
   t.loss_percent = t.datagrams_sent ? 100.0 * static_cast<double>(t.datagrams_lost) /
                                           static_cast<double>(t.datagrams_sent)
                                     : 0;
-  if (!sum.stream_family && r.local_side.latency.count() > 0) t.latency = r.local_side.latency;
+  if (!sum.stream_family && r.local_side.latency.count() > 0) t.latency = &r.local_side.latency;
 
   auto retrans = [](const engine::SideResult& side) -> std::optional<uint64_t> {
     std::optional<uint64_t> n;
