@@ -85,8 +85,6 @@ net::TcpInfo tcp_info_from_json(const json& j) {
   return t;
 }
 
-namespace {
-
 json flow_to_json(const engine::FlowResult& f) {
   json j = {{"index", f.index},
             {"elapsed_s", f.elapsed_s},
@@ -110,6 +108,8 @@ json flow_to_json(const engine::FlowResult& f) {
   if (f.tcp) j["tcp_info"] = tcp_info_to_json(*f.tcp);
   return j;
 }
+
+namespace {
 
 engine::FlowResult flow_from_json(const json& j) {
   engine::FlowResult f;
@@ -288,9 +288,6 @@ engine::IntervalSample interval_from_json(const json& j) {
   return iv;
 }
 
-namespace {
-
-// Everything of a side but its flows.
 json side_head_to_json(const engine::SideResult& s) {
   json intervals = json::array();
   for (const auto& iv : s.intervals) intervals.push_back(interval_to_json(iv));
@@ -305,6 +302,8 @@ json side_head_to_json(const engine::SideResult& s) {
           {"nic", s.nic ? nic_to_json(*s.nic) : json(nullptr)},
           {"intervals", intervals}};
 }
+
+namespace {
 
 // The text side_to_json(s).dump() would give (keys in another order), without
 // ever holding a DOM of all flows: each flow becomes a small DOM, is written
