@@ -231,6 +231,12 @@ Histogram Histogram::from_snapshot(const Snapshot& snapshot) {
   Uint128 highest = 0;
   uint64_t total = 0;
   int64_t previous = -1;
+  // Hold the whole run at once rather than growing it bucket by bucket (each growth copies).
+  if (const uint32_t lo = snapshot.buckets.front().index, hi = snapshot.buckets.back().index;
+      lo <= hi && hi < kBucketCount) {
+    h.cover(lo);
+    h.cover(hi);
+  }
   for (const Bucket& b : snapshot.buckets) {
     if (b.index >= kBucketCount) fail("bucket index " + std::to_string(b.index) + " out of range");
     if (static_cast<int64_t>(b.index) <= previous) fail("bucket indices not strictly ascending");
