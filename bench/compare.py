@@ -12,8 +12,10 @@ its own row.
 
 The report is markdown: medians per tool with user-space CPU seconds per
 GB or per million transactions, the flowperf/peer ratios (rate, and user
-CPU per unit of work), the scale check (-P 10000 against -P 2), and the
-start-up times. It is printed, and written into README.md between
+CPU per unit of work), the scale check (-P 10000 against -P 2), the
+start-up times, and the memory check: peak RSS of client and server at
+--memory-flows (default 1, 100, 1,000, 10,000 flows) and the growth per
+extra flow. It is printed, and written into README.md between
 <!-- bench:begin --> and <!-- bench:end --> (--no-readme to skip).
 
 Peers: netperf/netserver (--netperf-dir, default: on PATH), iperf3,
@@ -31,6 +33,7 @@ import json
 import os
 import platform
 import re
+import resource
 import shutil
 import signal
 import socket
@@ -502,6 +505,73 @@ def startup_times(flowperf, netperf_dir, runs):
     return [(label, median(v), min(v)) for label, v in times.items()]
 
 
+def peak_rss_scale(flowperf, counts, runs, seconds):
+    """Peak RSS of a TCP_RR client and of its own (fresh) server at each flow
+    count, interleaved over the runs. The client's comes from GNU time's %M
+    (the exec'd image only; polling VmHWM would miss the peak, which comes at
+    the very end with the results), the server's from its VmHWM after the
+    client is done. Returns {n: {"client": [KiB...], "server": [KiB...]}}."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:  # -P 10000 needs ~10,000 descriptors on each side
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    gnu_time = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
+    out = {n: {"client": [], "server": []} for n in counts}
+    for _ in range(runs):
+        for n in counts:
+            port = free_port()
+            server = spawn_server([flowperf, "server", "-q", "-p", str(port), "-B", "127.0.0.1"])
+            try:
+                wait_listening(port)
+                with tempfile.NamedTemporaryFile("r") as tf:
+                    cmd = [flowperf, "-H", "127.0.0.1", "-p", str(port), "-t", "TCP_RR",
+                           "-P", str(n), "-l", f"{seconds:g}"]
+                    if gnu_time:
+                        cmd = [gnu_time, "-f", "%M", "-o", tf.name] + cmd
+                    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.DEVNULL)
+                    _, status, ru = os.wait4(p.pid, 0)
+                    if os.waitstatus_to_exitcode(status) != 0:
+                        print(f"memory -P {n}: the client failed", file=sys.stderr)
+                        continue
+                    lines = tf.read().split()
+                    client = int(lines[-1]) if gnu_time and lines else ru.ru_maxrss
+                out[n]["client"].append(client)
+                out[n]["server"].append(vm_hwm_kib(server.pid))
+                print(f"memory -P {n}: client {client} KiB, server {out[n]['server'][-1]} KiB",
+                      file=sys.stderr)
+            finally:
+                server.send_signal(signal.SIGTERM)
+                try:
+                    server.wait(10)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+    return out
+
+
+def memory_report(mem, runs, seconds):
+    counts = sorted(n for n in mem if mem[n]["client"] and mem[n]["server"])
+    if not counts:
+        return []
+    lines = [f"Memory: peak RSS of a TCP_RR client (`-P N -l {seconds:g}`) and of its own "
+             f"server, median of {runs} interleaved runs; per flow: the growth over the "
+             f"smallest count, divided by the extra flows (kernel socket memory is not in "
+             f"RSS).", "",
+             "| flows | client peak RSS | server peak RSS | client per extra flow | "
+             "server per extra flow |", "|---|---|---|---|---|"]
+    base = counts[0]
+    c0, s0 = median(mem[base]["client"]), median(mem[base]["server"])
+    for n in counts:
+        c, sv = median(mem[n]["client"]), median(mem[n]["server"])
+        if n == base:
+            per_c = per_s = "-"
+        else:
+            per_c = f"{(c - c0) / (n - base):.2f} KiB"
+            per_s = f"{(sv - s0) / (n - base):.2f} KiB"
+        lines.append(f"| {n:,} | {c / 1024:.1f} MiB | {sv / 1024:.1f} MiB | {per_c} | {per_s} |")
+    return lines
+
+
 def machine_line():
     cpu = ""
     try:
@@ -512,7 +582,7 @@ def machine_line():
     return f"{os.cpu_count()} CPUs ({cpu}), Linux {platform.release()}"
 
 
-def report(args, tools, runs, failures, startup, load0, load1):
+def report(args, tools, runs, failures, startup, load0, load1, mem=None):
     out = []
     date = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     out.append(f"Measured {date} on {machine_line()}; loopback (127.0.0.1), {args.pairs} "
@@ -587,6 +657,9 @@ def report(args, tools, runs, failures, startup, load0, load1):
                    f"CPU-second of both processes (user and system, connection set-up "
                    f"included): {e10k:,.0f} against {e2:,.0f} transactions, "
                    f"{e10k / e2:.2f}x.")
+    if mem:
+        out.append("")
+        out.extend(memory_report(mem, args.memory_runs, args.seconds))
     if startup:
         out.append("")
         out.append(f"Start-up: wall time of whole commands, median (and minimum) of "
@@ -628,6 +701,10 @@ def main():
     ap.add_argument("--seconds", type=float, default=3)
     ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS))
     ap.add_argument("--startup-runs", type=int, default=21)
+    ap.add_argument("--memory-flows", default="1,100,1000,10000",
+                    help="flow counts of the peak RSS scale check (empty: skip it)")
+    ap.add_argument("--memory-runs", type=int, default=3,
+                    help="runs per flow count in the peak RSS check")
     ap.add_argument("--json", default=None, help="write all runs here")
     ap.add_argument("--readme", default=os.path.join(HERE, "..", "README.md"))
     ap.add_argument("--no-readme", action="store_true", help="print the table only")
@@ -672,16 +749,19 @@ def main():
         for t in tools:
             t.stop_server()
     startup = startup_times(fp, npdir, args.startup_runs) if args.startup_runs > 0 else []
+    counts = [int(n) for n in args.memory_flows.split(",") if n.strip()]
+    mem = peak_rss_scale(fp, counts, args.memory_runs, args.seconds) if counts else {}
     load1 = os.getloadavg()
 
-    text = report(args, tools, runs, failures, startup, load0, load1)
+    text = report(args, tools, runs, failures, startup, load0, load1, mem)
     print(text)
     if not args.no_readme:
         write_readme(args.readme, text)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"pairs": args.pairs, "seconds": args.seconds, "load": [load0, load1],
-                       "runs": runs, "failures": failures, "startup": startup}, f, indent=1)
+                       "runs": runs, "failures": failures, "startup": startup,
+                       "memory": {str(n): v for n, v in mem.items()}}, f, indent=1)
 
 
 if __name__ == "__main__":

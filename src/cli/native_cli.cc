@@ -300,7 +300,8 @@ int run_client(const ClientArgs& a) {
     session::TestResult r = session::run_test(s, o);
     r.embedded_server = embedded != nullptr;
     if (a.json) {
-      std::cout << report::result_json(r).dump(2) << "\n";
+      report::write_result_json(std::cout, r);
+      std::cout << "\n";
     } else {
       if (!header_printed) std::fputs(report::text_header(r).c_str(), stdout);
       std::fputs(report::text_result(r, text).c_str(), stdout);
@@ -322,10 +323,12 @@ int run_client(const ClientArgs& a) {
     const bool more = loop->add(report::repeat_sample(r));
     if (!more || !r.error.empty() || r.interrupted) break;
   }
-  if (a.json)
-    std::cout << report::result_json(r, *loop).dump(2) << "\n";
-  else
+  if (a.json) {
+    report::write_result_json(std::cout, r, &*loop);
+    std::cout << "\n";
+  } else {
     std::fputs(report::text_confidence(*loop, text).c_str(), stdout);
+  }
   std::fflush(stdout);
   if (!r.error.empty()) std::fprintf(stderr, "flowperf: %s\n", r.error.c_str());
   return exit_code_for(r);

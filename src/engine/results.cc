@@ -48,9 +48,11 @@ std::string SideResult::first_error() const {
   return {};
 }
 
-SideResult collect(const Side& side, Clock::time_point cap) {
+SideResult collect(Side& side, Clock::time_point cap) {
   SideResult r;
   r.threads = side.threads();
+  r.flows.reserve(side.flows().size());  // no doubling: 10,000s of flows are many MB
+  r.latency = side.merged_histogram();   // before the flows' histograms move out below
   Clock::time_point last = side.start_time();
   for (size_t i = 0; i < side.flows().size(); ++i) {
     const Flow& f = *side.flows()[i];
@@ -77,7 +79,8 @@ SideResult collect(const Side& side, Clock::time_point cap) {
     if (auto* u = dynamic_cast<const UdpRecvFlow*>(&f)) fr.jitter_ns = u->tracker().jitter_ns();
     fr.finished = done && f.error.empty() && side.phase() != Phase::kAbort;
     fr.error = f.error;
-    if (const auto* h = side.flow_histogram(i); h && h->count() > 0) fr.latency = *h;
+    if (const auto* h = side.flow_histogram(i); h && h->count() > 0)
+      fr.latency = side.take_flow_histogram(i);
     fr.tcp = net::read_tcp_info(f.initial_fd());
     if (i == 0 && f.initial_fd() >= 0) {
       r.sndbuf_end = net::get_sndbuf(f.initial_fd());
@@ -86,7 +89,6 @@ SideResult collect(const Side& side, Clock::time_point cap) {
     r.flows.push_back(std::move(fr));
   }
   r.elapsed_s = seconds(last - side.start_time());
-  r.latency = side.merged_histogram();
   return r;
 }
 

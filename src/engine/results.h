@@ -78,7 +78,9 @@ struct SideResult {
 // Reads a finished (or aborted) Side. Safe once the workers have stopped.
 // `cap`: a flow still going (or ended) after it counts as ended then: when a
 // stalled test was given up, its flows' time ends where the test did.
-SideResult collect(const Side& side, std::chrono::steady_clock::time_point cap =
-                                         std::chrono::steady_clock::time_point::max());
+// The flows' own histograms move into the result (the Side's are left
+// empty, not copied): call once per Side.
+SideResult collect(Side& side, std::chrono::steady_clock::time_point cap =
+                                   std::chrono::steady_clock::time_point::max());
 
 }  // namespace flowperf::engine

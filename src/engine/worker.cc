@@ -373,4 +373,9 @@ const measure::Histogram* Side::flow_histogram(size_t i) const {
   return per_flow_histograms() && i < histograms_.size() ? histograms_[i].get() : nullptr;
 }
 
+measure::Histogram Side::take_flow_histogram(size_t i) {
+  if (!per_flow_histograms() || i >= histograms_.size()) return {};
+  return std::move(*histograms_[i]);
+}
+
 }  // namespace flowperf::engine

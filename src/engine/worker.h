@@ -55,6 +55,9 @@ class Side {
   measure::Histogram merged_histogram() const;
   bool per_flow_histograms() const { return flows_.size() <= kPerFlowHistogramLimit; }
   const measure::Histogram* flow_histogram(size_t i) const;
+  // Moves flow i's own histogram out (it is left empty); nothing else may
+  // record into it then: call once the workers have stopped.
+  measure::Histogram take_flow_histogram(size_t i);
   Clock::time_point start_time() const { return start_; }
   unsigned threads() const { return static_cast<unsigned>(groups_.size()); }
   bool busy_poll() const { return busy_poll_; }

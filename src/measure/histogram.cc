@@ -22,22 +22,105 @@ long double Histogram::Snapshot::sum() const noexcept {
   return std::ldexp(static_cast<long double>(sum_hi), 64) + static_cast<long double>(sum_lo);
 }
 
-Histogram::Histogram() : counts_(kBucketCount, 0) {}
+Histogram::Histogram(const Histogram& other)
+    : base_(other.base_),
+      size_(other.size_),
+      count_(other.count_),
+      min_(other.min_),
+      max_(other.max_),
+      sum_(other.sum_) {
+  if (size_ == 0) return;
+  counts_ = std::make_unique_for_overwrite<uint64_t[]>(size_);
+  std::copy_n(other.counts_.get(), size_, counts_.get());
+}
+
+Histogram& Histogram::operator=(const Histogram& other) {
+  if (this != &other) *this = Histogram(other);
+  return *this;
+}
+
+Histogram::Histogram(Histogram&& other) noexcept
+    : counts_(std::move(other.counts_)),
+      base_(other.base_),
+      size_(other.size_),
+      count_(other.count_),
+      min_(other.min_),
+      max_(other.max_),
+      sum_(other.sum_) {
+  other.base_ = other.size_ = 0;
+  other.clear();  // its counters are gone: it is empty now
+}
+
+Histogram& Histogram::operator=(Histogram&& other) noexcept {
+  if (this != &other) {
+    counts_ = std::move(other.counts_);
+    base_ = other.base_;
+    size_ = other.size_;
+    count_ = other.count_;
+    min_ = other.min_;
+    max_ = other.max_;
+    sum_ = other.sum_;
+    other.base_ = other.size_ = 0;
+    other.clear();
+  }
+  return *this;
+}
+
+void Histogram::cover(uint32_t index) noexcept {
+  if (index - base_ < size_) return;  // held already
+  const uint32_t group_low = index & ~(kSubBuckets - 1);
+  const uint32_t low = size_ == 0 ? group_low : std::min(base_, group_low);
+  const uint32_t end =
+      size_ == 0 ? group_low + kSubBuckets : std::max(base_ + size_, group_low + kSubBuckets);
+  auto grown = std::make_unique<uint64_t[]>(end - low);  // zeroed
+  if (size_ != 0) std::copy_n(counts_.get(), size_, grown.get() + (base_ - low));
+  counts_ = std::move(grown);
+  base_ = low;
+  size_ = end - low;
+}
+
+template <typename F>
+bool Histogram::for_each_nonzero(F&& f) const {
+  for (uint32_t k = 0; k < size_; ++k) {
+    if (counts_[k] != 0 && f(base_ + k, counts_[k])) return true;
+  }
+  return false;
+}
+
+bool operator==(const Histogram& a, const Histogram& b) noexcept {
+  if (a.count_ != b.count_ || a.min_ != b.min_ || a.max_ != b.max_ || a.sum_ != b.sum_) {
+    return false;
+  }
+  // Buckets outside what either holds are zero in both.
+  const uint32_t low = std::min(a.size_ ? a.base_ : b.base_, b.size_ ? b.base_ : a.base_);
+  const uint32_t end = std::max(a.base_ + a.size_, b.base_ + b.size_);
+  for (uint32_t i = low; i < end; ++i) {
+    if (a.at(i) != b.at(i)) return false;
+  }
+  return true;
+}
 
 void Histogram::record_n(uint64_t value, uint64_t n) noexcept {
   if (n == 0) return;
-  counts_[index_of(value)] += n;
+  const uint32_t index = index_of(value);
+  if (index - base_ >= size_) cover(index);
+  counts_[index - base_] += n;
   count_ += n;
   sum_ += static_cast<Uint128>(value) * n;
   min_ = std::min(min_, value);
   max_ = std::max(max_, value);
 }
 
-void Histogram::merge(const Histogram& other) noexcept {
-  // Also correct for merge(*this): every counter is read before it is written.
-  uint64_t* dst = counts_.data();
-  const uint64_t* src = other.counts_.data();
-  for (uint32_t i = 0; i < kBucketCount; ++i) dst[i] += src[i];
+void Histogram::merge(const Histogram& other) {
+  if (other.size_ != 0) {
+    // Also correct for merge(*this): cover() changes nothing then, and every counter is read
+    // before it is written.
+    cover(other.base_);
+    cover(other.base_ + other.size_ - 1);
+    uint64_t* dst = counts_.get() + (other.base_ - base_);
+    const uint64_t* src = other.counts_.get();
+    for (uint32_t k = 0; k < other.size_; ++k) dst[k] += src[k];
+  }
   count_ += other.count_;
   sum_ += other.sum_;
   min_ = std::min(min_, other.min_);
@@ -45,7 +128,7 @@ void Histogram::merge(const Histogram& other) noexcept {
 }
 
 void Histogram::clear() noexcept {
-  std::fill(counts_.begin(), counts_.end(), 0);
+  if (size_ != 0) std::fill_n(counts_.get(), size_, 0);
   count_ = 0;
   min_ = UINT64_MAX;
   max_ = 0;
@@ -74,12 +157,11 @@ double Histogram::stddev() const noexcept {
   if (count_ == 0) return 0.0;
   const long double mu = exact_mean();
   long double acc = 0.0L;
-  const uint32_t last = index_of(max_);
-  for (uint32_t i = index_of(min_); i <= last; ++i) {
-    if (counts_[i] == 0) continue;
+  for_each_nonzero([&](uint32_t i, uint64_t n) {
     const long double d = static_cast<long double>(representative(i)) - mu;
-    acc += static_cast<long double>(counts_[i]) * d * d;
-  }
+    acc += static_cast<long double>(n) * d * d;
+    return false;
+  });
   return static_cast<double>(std::sqrt(acc / static_cast<long double>(count_)));
 }
 
@@ -99,21 +181,22 @@ uint64_t Histogram::percentile(double p) const noexcept {
   const uint64_t rank = c < 1.0L ? 1 : (c >= n ? count_ : static_cast<uint64_t>(c));
 
   uint64_t seen = 0;
-  const uint32_t last = index_of(max_);
-  for (uint32_t i = index_of(min_); i <= last; ++i) {
-    seen += counts_[i];
-    if (seen >= rank) return representative(i);
-  }
-  return max_;  // unreachable: the buckets between min and max hold all count_ samples
+  uint32_t found = kOverflowIndex;
+  for_each_nonzero([&](uint32_t i, uint64_t in_bucket) {
+    seen += in_bucket;
+    found = i;
+    return seen >= rank;
+  });
+  // The buckets between min and max hold all count_ samples, so the rank is always reached.
+  return representative(found);
 }
 
 std::vector<Histogram::Bucket> Histogram::nonzero_buckets() const {
   std::vector<Bucket> out;
-  if (count_ == 0) return out;
-  const uint32_t last = index_of(max_);
-  for (uint32_t i = index_of(min_); i <= last; ++i) {
-    if (counts_[i] != 0) out.push_back(Bucket{i, counts_[i]});
-  }
+  for_each_nonzero([&](uint32_t i, uint64_t n) {
+    out.push_back(Bucket{i, n});
+    return false;
+  });
   return out;
 }
 
@@ -148,6 +231,12 @@ Histogram Histogram::from_snapshot(const Snapshot& snapshot) {
   Uint128 highest = 0;
   uint64_t total = 0;
   int64_t previous = -1;
+  // Hold the whole run at once rather than growing it bucket by bucket (each growth copies).
+  if (const uint32_t lo = snapshot.buckets.front().index, hi = snapshot.buckets.back().index;
+      lo <= hi && hi < kBucketCount) {
+    h.cover(lo);
+    h.cover(hi);
+  }
   for (const Bucket& b : snapshot.buckets) {
     if (b.index >= kBucketCount) fail("bucket index " + std::to_string(b.index) + " out of range");
     if (static_cast<int64_t>(b.index) <= previous) fail("bucket indices not strictly ascending");
@@ -155,7 +244,8 @@ Histogram Histogram::from_snapshot(const Snapshot& snapshot) {
     if (total + b.count < total) fail("total count overflows");
     previous = b.index;
     total += b.count;
-    h.counts_[b.index] = b.count;
+    h.cover(b.index);
+    h.counts_[b.index - h.base_] = b.count;
     const uint64_t lo = std::clamp(bucket_low(b.index), snapshot.min, snapshot.max);
     const uint64_t hi = std::clamp(bucket_high(b.index), snapshot.min, snapshot.max);
     lowest += static_cast<Uint128>(lo) * b.count;

@@ -15,7 +15,12 @@
 //     so index_of() has no data-dependent branch.
 //   * Values < 2^40 are tracked at full precision: indices 0 .. 2239. Every value >= 2^40 goes in a
 //     single overflow bucket, index 2240 == bucket_count() - 1, covering [2^40, 2^64 - 1].
-//   * 2241 uint64_t counters = 17928 bytes per histogram (< 24 KiB), allocated once.
+//   * 2241 uint64_t counters = 17928 bytes if all were present (< 24 KiB). They are not allocated
+//     up front: the counters held are one contiguous run of whole groups (a group: the 64 buckets
+//     of one power-of-two range; the overflow bucket is a group of its own), from the group of the
+//     smallest value recorded to that of the largest, grown when a value falls outside. One
+//     flow's latencies usually span a few ranges, so a histogram takes a few KiB, not 18, and so
+//     do its copies (results, messages). The object itself is ~64 bytes.
 //
 // Error bound
 //   A percentile is reported as the midpoint of the bucket holding the sample at that rank,
@@ -36,12 +41,18 @@
 //   per-sample quantisation error, i.e. <= max() / 128 while max() < 2^40 (0 for samples < 128,
 //   and 0 when all samples are equal).
 //
+// Allocation: record() and record_n() reallocate the counters when a value falls below or above
+// the groups held (at most 36 times in a histogram's life, usually a few times early on; never
+// after clear(), which keeps them). Out of memory there ends the program (they are noexcept).
+//
 // Not thread-safe: use one histogram per thread and merge().
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace flowperf::measure {
@@ -74,24 +85,29 @@ class Histogram {
   static constexpr uint32_t kOverflowIndex = (kPrecisionBits - kSubBucketBits + 1) * kSubBuckets;
   static constexpr uint32_t kBucketCount = kOverflowIndex + 1;
 
-  Histogram();  // allocates the bucket array, once
-  // Copyable. Moves deliberately copy (no move operations are declared) so that a moved-from
-  // histogram keeps its bucket array and record() on it stays valid.
-  Histogram(const Histogram&) = default;
-  Histogram& operator=(const Histogram&) = default;
+  Histogram() = default;  // empty; allocates nothing
+  // Copies hold their own counters (only the groups in use). A moved-from histogram is empty and
+  // valid: record() on it works.
+  Histogram(const Histogram& other);
+  Histogram& operator=(const Histogram& other);
+  Histogram(Histogram&& other) noexcept;
+  Histogram& operator=(Histogram&& other) noexcept;
   ~Histogram() = default;
 
-  // Hot path: no allocation, no throw, no data-dependent branch.
+  // Hot path: no throw; one well-predicted branch (is the bucket inside the counters held?).
   void record(uint64_t value) noexcept {
-    ++counts_[index_of(value)];
+    const uint32_t index = index_of(value);
+    if (index - base_ >= size_) [[unlikely]]  // unsigned: also true below base_
+      cover(index);
+    ++counts_[index - base_];
     ++count_;
     sum_ += value;
     min_ = std::min(min_, value);
     max_ = std::max(max_, value);
   }
   void record_n(uint64_t value, uint64_t n) noexcept;  // n == 0 is a no-op
-  void merge(const Histogram& other) noexcept;
-  void clear() noexcept;
+  void merge(const Histogram& other);                  // may allocate groups
+  void clear() noexcept;                               // keeps the groups, zeroed
 
   uint64_t count() const noexcept { return count_; }
   uint64_t min() const noexcept { return count_ == 0 ? 0 : min_; }  // exact
@@ -121,7 +137,11 @@ class Histogram {
   static uint64_t bucket_low(uint32_t index) noexcept;   // smallest value in bucket; index clamped
   static uint64_t bucket_high(uint32_t index) noexcept;  // largest value in bucket; index clamped
 
-  friend bool operator==(const Histogram&, const Histogram&) = default;
+  // Counter groups held (each kSubBuckets counters); for tests and memory accounting.
+  size_t groups_in_use() const noexcept { return size_ / kSubBuckets; }
+
+  // Equal when they hold the same samples (an absent group equals a group of zeros).
+  friend bool operator==(const Histogram& a, const Histogram& b) noexcept;
 
  private:
   __extension__ typedef unsigned __int128 Uint128;  // __extension__: silence -Wpedantic
@@ -130,8 +150,19 @@ class Histogram {
   // or max_ for the overflow bucket.
   uint64_t representative(uint32_t index) const noexcept;
   long double exact_mean() const noexcept;  // count_ > 0
+  // Grows the counters held to include bucket `index` (whole groups); cold path.
+  void cover(uint32_t index) noexcept;
+  uint64_t at(uint32_t index) const noexcept {  // a bucket's count; 0 when not held
+    return index - base_ < size_ ? counts_[index - base_] : 0;
+  }
+  // Calls f(index, count) for every nonzero bucket, ascending, until f returns true. Returns
+  // whether f did.
+  template <typename F>
+  bool for_each_nonzero(F&& f) const;
 
-  std::vector<uint64_t> counts_;
+  std::unique_ptr<uint64_t[]> counts_;  // buckets base_ .. base_ + size_ - 1
+  uint32_t base_ = 0;                   // a multiple of kSubBuckets
+  uint32_t size_ = 0;                   // a multiple of kSubBuckets; 0: nothing held
   uint64_t count_ = 0;
   uint64_t min_ = UINT64_MAX;  // sentinel while empty; min() hides it
   uint64_t max_ = 0;
@@ -139,6 +170,7 @@ class Histogram {
 };
 
 static_assert(Histogram::bucket_count() * sizeof(uint64_t) <= 24 * 1024);
+static_assert(Histogram::kOverflowIndex % Histogram::kSubBuckets == 0);  // overflow: own group
 static_assert(Histogram::index_of(Histogram::kOverflowLow - 1) == Histogram::kOverflowIndex - 1);
 static_assert(Histogram::index_of(Histogram::kOverflowLow) == Histogram::kOverflowIndex);
 static_assert(Histogram::index_of(UINT64_MAX) == Histogram::kOverflowIndex);

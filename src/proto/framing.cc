@@ -1,5 +1,6 @@
 #include "proto/framing.h"
 
+#include <algorithm>
 #include <string>
 
 #include "net/sys.h"
@@ -36,10 +37,12 @@ uint32_t parse_header(const uint8_t* h, uint32_t max_len) {
 }
 
 bool send_message(int fd, const Message& m, Deadline deadline) {
-  std::string body = encode(m);
-  auto header = make_header(static_cast<uint32_t>(body.size()));
-  std::string frame(reinterpret_cast<const char*>(header.data()), header.size());
-  frame += body;
+  // The body is written after room for the header, which is filled in once its length is known:
+  // a results body may be many MB, and is not copied.
+  std::string frame(kHeaderBytes, '\0');
+  encode_into(frame, m);
+  auto header = make_header(static_cast<uint32_t>(frame.size() - kHeaderBytes));
+  std::copy(header.begin(), header.end(), frame.begin());
   return net::sys::write_all(fd, frame.data(), frame.size(), deadline) == net::sys::IoStatus::kOk;
 }
 

@@ -1,5 +1,6 @@
 #include "proto/messages.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "core/json_number.h"
@@ -45,6 +46,14 @@ T field_or(const json& j, const char* key, T fallback) {
   return j.contains(key) ? field<T>(j, key) : fallback;
 }
 
+// A member that is itself JSON, by reference: field<json> would copy it, and
+// a results message's flows are most of the message.
+const json& member(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end()) throw ProtocolError(std::string("message lacks field '") + key + "'");
+  return *it;
+}
+
 }  // namespace
 
 json tcp_info_to_json(const net::TcpInfo& t) {
@@ -76,8 +85,6 @@ net::TcpInfo tcp_info_from_json(const json& j) {
   return t;
 }
 
-namespace {
-
 json flow_to_json(const engine::FlowResult& f) {
   json j = {{"index", f.index},
             {"elapsed_s", f.elapsed_s},
@@ -101,6 +108,8 @@ json flow_to_json(const engine::FlowResult& f) {
   if (f.tcp) j["tcp_info"] = tcp_info_to_json(*f.tcp);
   return j;
 }
+
+namespace {
 
 engine::FlowResult flow_from_json(const json& j) {
   engine::FlowResult f;
@@ -147,7 +156,7 @@ measure::Histogram histogram_from_json(const json& j) {
   s.max = field<uint64_t>(j, "max");
   s.sum_lo = field<uint64_t>(j, "sum_lo");
   s.sum_hi = field<uint64_t>(j, "sum_hi");
-  auto b = field<json>(j, "buckets");
+  const json& b = member(j, "buckets");
   if (!b.is_array()) throw ProtocolError("histogram buckets is not an array");
   for (const auto& e : b) {
     if (!e.is_array() || e.size() != 2)
@@ -256,7 +265,7 @@ engine::IntervalSample interval_from_json(const json& j) {
   engine::IntervalSample iv;
   iv.start_s = field<double>(j, "start_s");
   iv.end_s = field<double>(j, "end_s");
-  auto flows = field<json>(j, "flows");
+  const json& flows = member(j, "flows");
   if (!flows.is_array()) throw ProtocolError("an interval's flows is not an array");
   for (const auto& fj : flows) {
     if (!fj.is_object()) throw ProtocolError("an interval flow is not an object");
@@ -279,9 +288,7 @@ engine::IntervalSample interval_from_json(const json& j) {
   return iv;
 }
 
-json side_to_json(const engine::SideResult& s) {
-  json flows = json::array();
-  for (const auto& f : s.flows) flows.push_back(flow_to_json(f));
+json side_head_to_json(const engine::SideResult& s) {
   json intervals = json::array();
   for (const auto& iv : s.intervals) intervals.push_back(interval_to_json(iv));
   return {{"elapsed_s", s.elapsed_s},
@@ -290,29 +297,61 @@ json side_to_json(const engine::SideResult& s) {
           {"rcvbuf", s.rcvbuf},
           {"sndbuf_end", s.sndbuf_end},
           {"rcvbuf_end", s.rcvbuf_end},
-          {"flows", flows},
           {"latency", histogram_to_json(s.latency)},
           {"cpu", s.cpu ? cpu_to_json(*s.cpu) : json(nullptr)},
           {"nic", s.nic ? nic_to_json(*s.nic) : json(nullptr)},
           {"intervals", intervals}};
 }
 
-engine::SideResult side_from_json(const json& j) {
+namespace {
+
+// The text side_to_json(s).dump() would give (keys in another order), without
+// ever holding a DOM of all flows: each flow becomes a small DOM, is written
+// out and dropped. With 10,000 flows the whole DOM was ~3 KB a flow.
+void append_side(std::string& out, const engine::SideResult& s) {
+  json head = side_head_to_json(s);
+  head["flow_count"] = s.flows.size();  // lets decode() size its vector before the flows come
+  out += head.dump();
+  out.pop_back();  // the head's closing brace
+  out += ",\"flows\":[";
+  for (size_t i = 0; i < s.flows.size(); ++i) {
+    if (i) out += ',';
+    out += flow_to_json(s.flows[i]).dump();
+  }
+  out += "]}";
+}
+
+}  // namespace
+
+json side_to_json(const engine::SideResult& s) {
+  json j = side_head_to_json(s);
+  json flows = json::array();
+  for (const auto& f : s.flows) flows.push_back(flow_to_json(f));
+  j["flows"] = std::move(flows);
+  return j;
+}
+
+namespace {
+
+// `streamed`: flows already taken out of the DOM while it was parsed (see
+// decode()); any left in j["flows"] come after them.
+engine::SideResult side_from_json(const json& j, std::vector<engine::FlowResult>* streamed) {
   if (!j.is_object()) throw ProtocolError("results are not an object");
   engine::SideResult s;
+  if (streamed) s.flows = std::move(*streamed);
   s.elapsed_s = field<double>(j, "elapsed_s");
   s.threads = field<unsigned>(j, "threads");
   s.sndbuf = field<int>(j, "sndbuf");
   s.rcvbuf = field<int>(j, "rcvbuf");
   s.sndbuf_end = field_or<int>(j, "sndbuf_end", 0);
   s.rcvbuf_end = field_or<int>(j, "rcvbuf_end", 0);
-  auto flows = field<json>(j, "flows");
+  const json& flows = member(j, "flows");
   if (!flows.is_array()) throw ProtocolError("results flows is not an array");
   for (const auto& f : flows) {
     if (!f.is_object()) throw ProtocolError("a flow result is not an object");
     s.flows.push_back(flow_from_json(f));
   }
-  s.latency = histogram_from_json(field<json>(j, "latency"));
+  s.latency = histogram_from_json(member(j, "latency"));
   if (auto it = j.find("cpu"); it != j.end() && !it->is_null()) s.cpu = cpu_from_json(*it);
   if (auto it = j.find("nic"); it != j.end() && !it->is_null()) s.nic = nic_from_json(*it);
   if (auto it = j.find("intervals"); it != j.end()) {
@@ -321,6 +360,10 @@ engine::SideResult side_from_json(const json& j) {
   }
   return s;
 }
+
+}  // namespace
+
+engine::SideResult side_from_json(const json& j) { return side_from_json(j, nullptr); }
 
 const char* message_name(const Message& m) {
   return std::visit(
@@ -333,6 +376,21 @@ const char* message_name(const Message& m) {
 }
 
 std::string encode(const Message& m) {
+  std::string out;
+  encode_into(out, m);
+  return out;
+}
+
+void encode_into(std::string& out, const Message& m) {
+  if (const auto* r = std::get_if<Results>(&m)) {
+    // Room for the usual ~500 bytes a flow up front: no doubling (which holds two copies at the
+    // peak); pages reserved but never written cost no memory.
+    out.reserve(out.size() + 4096 + 1024 * r->side.flows.size());
+    out += "{\"type\":\"results\",\"side\":";
+    append_side(out, r->side);
+    out += '}';
+    return;
+  }
   json j = std::visit(
       Overload{
           [](const Hello& h) -> json {
@@ -364,11 +422,32 @@ std::string encode(const Message& m) {
           }},
       m);
   j["type"] = message_name(m);
-  return j.dump();
+  out += j.dump();
 }
 
 Message decode(std::string_view body) {
-  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  // The flows of a results message (side.flows[i], depth 3) become
+  // FlowResults as soon as each is parsed and leave the DOM at once, so the
+  // DOM never holds them all (it took ~5 KB a flow, and there may be 10,000s).
+  std::vector<engine::FlowResult> flows;
+  std::string key1, key2;  // the keys last seen at depths 1 and 2
+  auto take_flows = [&](int depth, json::parse_event_t event, json& parsed) -> bool {
+    if (event == json::parse_event_t::key) {
+      if (depth == 1) key1 = parsed.get<std::string>();
+      if (depth == 2) key2 = parsed.get<std::string>();
+    } else if (event == json::parse_event_t::value && depth == 2 && key1 == "side" &&
+               key2 == "flow_count" && flows.empty()) {
+      // A hint, written before the flows: growing by doubling would hold two copies at the peak.
+      // Never more than the body could hold (a flow's text is far over 64 bytes).
+      if (auto n = core::checked_get<size_t>(parsed)) flows.reserve(std::min(*n, body.size() / 64));
+    } else if (event == json::parse_event_t::object_end && depth == 3 && key1 == "side" &&
+               key2 == "flows") {
+      flows.push_back(flow_from_json(parsed));
+      return false;
+    }
+    return true;
+  };
+  json j = json::parse(body, take_flows, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw ProtocolError("control message is not valid JSON");
   if (!j.is_object()) throw ProtocolError("control message is not a JSON object");
   auto type = field<std::string>(j, "type");
@@ -384,7 +463,7 @@ Message decode(std::string_view body) {
                    field_or<double>(j, "cpu_mhz", 0)};
   if (type == "setup") {
     try {
-      return Setup{spec::spec_from_json(field<json>(j, "spec"))};
+      return Setup{spec::spec_from_json(member(j, "spec"))};
     } catch (const std::invalid_argument& e) {
       throw ProtocolError(e.what());
     }
@@ -398,7 +477,7 @@ Message decode(std::string_view body) {
   if (type == "stop")
     return Stop{field_or<bool>(j, "abort", false), field_or<double>(j, "at_s", 0.0)};
   if (type == "quit") return Quit{};
-  if (type == "results") return Results{side_from_json(field<json>(j, "side"))};
+  if (type == "results") return Results{side_from_json(member(j, "side"), &flows)};
   if (type == "error")
     return ErrorMsg{field<std::string>(j, "code"), field<std::string>(j, "message")};
   throw ProtocolError("unknown control message type '" + type + "'");

@@ -84,6 +84,9 @@ using Message =
     std::variant<Hello, Welcome, Setup, SetupOk, Start, Started, Stop, Quit, Results, ErrorMsg>;
 
 std::string encode(const Message& m);
+// The same text appended to `out` (a results message is written there flow by flow, so a frame
+// can be built without a second copy of a body of many MB).
+void encode_into(std::string& out, const Message& m);
 // Throws ProtocolError for anything that is not a well-formed message.
 Message decode(std::string_view body);
 const char* message_name(const Message& m);
@@ -92,6 +95,9 @@ const char* message_name(const Message& m);
 nlohmann::json histogram_to_json(const measure::Histogram& h);
 measure::Histogram histogram_from_json(const nlohmann::json& j);
 nlohmann::json side_to_json(const engine::SideResult& s);
+// The parts of side_to_json(): one flow, and everything but "flows".
+nlohmann::json flow_to_json(const engine::FlowResult& f);
+nlohmann::json side_head_to_json(const engine::SideResult& s);
 nlohmann::json interval_to_json(const engine::IntervalSample& iv);
 nlohmann::json cpu_to_json(const measure::CpuUsage& c);
 nlohmann::json nic_to_json(const measure::NicUsage& n);

@@ -1,6 +1,9 @@
 #include "report/json_report.h"
 
 #include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
 
 #include "core/version.h"
 #include "proto/messages.h"
@@ -59,14 +62,34 @@ json latency_json(const measure::Histogram& h) {
           {"histogram_ns", proto::histogram_to_json(h)}};
 }
 
-json result_json(const session::TestResult& r) {
-  Summary sum = summarize(r);
+namespace {
+
+// Stand-ins for the big arrays in a document written by write_result_json().
+constexpr const char* kStreamsMark = "\x01\x02flowperf-splice:streams\x02\x01";
+constexpr const char* kLocalMark = "\x01\x02flowperf-splice:local\x02\x01";
+constexpr const char* kRemoteMark = "\x01\x02flowperf-splice:remote\x02\x01";
+
+json indexed_stream_json(const StreamSummary& s, const Summary& sum) {
+  json j = stream_json(s, sum);
+  j["index"] = s.index;
+  return j;
+}
+
+// The document; with `marks`, "streams" and both sides' "flows" are strings
+// standing in for those arrays.
+json result_doc(const session::TestResult& r, const Summary& sum, bool marks) {
   json streams = json::array();
-  for (const auto& s : sum.streams) {
-    json j = stream_json(s, sum);
-    j["index"] = s.index;
-    streams.push_back(std::move(j));
+  if (marks) {
+    streams = kStreamsMark;
+  } else {
+    for (const auto& s : sum.streams) streams.push_back(indexed_stream_json(s, sum));
   }
+  auto side = [&](const engine::SideResult& sr, const char* mark) {
+    if (!marks) return proto::side_to_json(sr);
+    json j = proto::side_head_to_json(sr);
+    j["flows"] = mark;
+    return j;
+  };
   json intervals = json::array();
   for (const auto& iv : r.intervals) {
     json flows = json::array();
@@ -129,11 +152,73 @@ json result_json(const session::TestResult& r) {
       {"intervals", intervals},
       {"streams", streams},
       {"total", total},
-      {"local", proto::side_to_json(r.local_side)},
-      {"remote", r.have_remote ? proto::side_to_json(r.remote_side) : json(nullptr)},
+      {"local", side(r.local_side, kLocalMark)},
+      {"remote", r.have_remote ? side(r.remote_side, kRemoteMark) : json(nullptr)},
       {"interrupted", r.interrupted},
       {"errors", errors},
   };
+}
+
+// Writes n elements as dump(2) would inside a document, the array's own
+// line indented by `indent` spaces.
+template <typename Element>
+void write_array(std::ostream& out, size_t n, size_t indent, Element&& element) {
+  if (n == 0) {
+    out << "[]";
+    return;
+  }
+  const std::string pad(indent + 2, ' ');
+  out << "[\n";
+  for (size_t i = 0; i < n; ++i) {
+    const std::string text = element(i).dump(2);
+    out << pad;
+    size_t from = 0;
+    for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
+      out.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
+      out << pad;  // dump(2) breaks lines only between tokens: strings escape theirs
+      from = nl + 1;
+    }
+    out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
+    out << (i + 1 < n ? ",\n" : "\n");
+  }
+  out << std::string(indent, ' ') << ']';
+}
+
+}  // namespace
+
+json result_json(const session::TestResult& r) { return result_doc(r, summarize(r), false); }
+
+void write_result_json(std::ostream& out, const session::TestResult& r,
+                       const measure::ConfidenceLoop* loop) {
+  const Summary sum = summarize(r);
+  json doc = result_doc(r, sum, true);
+  if (loop) doc["confidence"] = confidence_json(*loop);
+  const std::string text = doc.dump(2);
+  struct Splice {
+    std::string mark;  // as dump() writes it
+    size_t n;
+    std::function<json(size_t)> element;
+  };
+  std::vector<Splice> splices;
+  splices.push_back({json(kLocalMark).dump(), r.local_side.flows.size(),
+                     [&](size_t i) { return proto::flow_to_json(r.local_side.flows[i]); }});
+  if (r.have_remote)
+    splices.push_back({json(kRemoteMark).dump(), r.remote_side.flows.size(),
+                       [&](size_t i) { return proto::flow_to_json(r.remote_side.flows[i]); }});
+  splices.push_back({json(kStreamsMark).dump(), sum.streams.size(),
+                     [&](size_t i) { return indexed_stream_json(sum.streams[i], sum); }});
+  // The marks appear in key order: "local" < "remote" < "streams".
+  size_t pos = 0;
+  for (const auto& s : splices) {
+    const size_t at = text.find(s.mark, pos);
+    if (at == std::string::npos) continue;  // cannot happen: the document holds every mark
+    const size_t line = text.rfind('\n', at) + 1;
+    const size_t indent = text.find_first_not_of(' ', line) - line;
+    out.write(text.data() + pos, static_cast<std::streamsize>(at - pos));
+    write_array(out, s.n, indent, s.element);
+    pos = at + s.mark.size();
+  }
+  out.write(text.data() + pos, static_cast<std::streamsize>(text.size() - pos));
 }
 
 json confidence_json(const measure::ConfidenceLoop& loop) {

@@ -65,6 +65,7 @@ Summary summarize(const session::TestResult& r) {
   const engine::SideResult* remote = r.have_remote ? &r.remote_side : nullptr;
   sum.receiver_counted = remote != nullptr;
 
+  sum.streams.reserve(r.local_side.flows.size());
   for (const auto& lf : r.local_side.flows) {
     StreamSummary s;
     s.index = lf.index;
@@ -79,7 +80,7 @@ Summary summarize(const session::TestResult& r) {
       s.transactions_per_s = rate(static_cast<double>(lf.transactions), lf.elapsed_s);
       s.timeouts = lf.timeouts;
       s.late = lf.late;
-      s.latency = lf.latency;
+      s.latency = lf.latency ? &*lf.latency : nullptr;
     }
     sum.streams.push_back(std::move(s));
   }
@@ -109,7 +110,7 @@ Summary summarize(const session::TestResult& r) {
   t.loss_percent = t.datagrams_sent ? 100.0 * static_cast<double>(t.datagrams_lost) /
                                           static_cast<double>(t.datagrams_sent)
                                     : 0;
-  if (!sum.stream_family && r.local_side.latency.count() > 0) t.latency = r.local_side.latency;
+  if (!sum.stream_family && r.local_side.latency.count() > 0) t.latency = &r.local_side.latency;
 
   auto retrans = [](const engine::SideResult& side) -> std::optional<uint64_t> {
     std::optional<uint64_t> n;

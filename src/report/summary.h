@@ -32,7 +32,9 @@ struct StreamSummary {
   uint64_t remote_transactions = 0;
   double transactions_per_s = 0;
   uint64_t timeouts = 0, late = 0;
-  std::optional<measure::Histogram> latency;  // nanoseconds
+  // Nanoseconds; points into the TestResult summarized (not a copy: with
+  // per-flow histograms, a copy per stream was several KB a stream).
+  const measure::Histogram* latency = nullptr;
 };
 
 struct Summary {
@@ -51,7 +53,9 @@ struct Summary {
   bool udp = false;
 };
 
+// The Summary points into `r` (latency histograms): keep r alive while it is used.
 Summary summarize(const session::TestResult& r);
+Summary summarize(const session::TestResult&& r) = delete;
 
 // The figures a test repeated with --repeat/--confidence is judged on, by
 // their JSON names: bits_per_second (delivered) for stream tests;

@@ -226,11 +226,12 @@ class Session {
     r.nic = measured.nic;
     r.sndbuf = plane.sndbuf;
     r.rcvbuf = plane.rcvbuf;
-    send(proto::Results{r});
     auto t = r.total();
-    log(fmt::format("done: {:.2f} s, {} bytes in, {} bytes out, {} transactions{}", r.elapsed_s,
-                    t.bytes_recv, t.bytes_sent, t.transactions,
-                    r.first_error().empty() ? "" : "; " + r.first_error()));
+    const std::string done = fmt::format(
+        "done: {:.2f} s, {} bytes in, {} bytes out, {} transactions{}", r.elapsed_s, t.bytes_recv,
+        t.bytes_sent, t.transactions, r.first_error().empty() ? "" : "; " + r.first_error());
+    send(proto::Results{std::move(r)});  // not a copy: one FlowResult a flow
+    log(done);
   }
 
   bool receive(proto::Message* m, Clock::time_point deadline) {

@@ -289,6 +289,63 @@ TEST(Messages, ResultsRoundTrip) {
   EXPECT_EQ(back.side.total().bytes_sent, side.flows[0].bytes_sent + side.flows[1].bytes_sent);
 }
 
+// encode() writes a results message flow by flow rather than from one DOM of the whole side; the
+// text must still be the same JSON value side_to_json() describes.
+TEST(Messages, ResultsEncodedFlowByFlowIsTheSameJsonAsTheDom) {
+  engine::SideResult side = TwoFlowSide();
+  engine::IntervalSample iv;
+  iv.end_s = 1;
+  iv.flows.resize(2);
+  iv.flows[1].bytes_sent = 7;
+  side.intervals = {iv};
+  const json expected = {{"type", "results"}, {"side", side_to_json(side)}};
+  json sent = json::parse(encode(Results{side}));
+  EXPECT_EQ(sent["side"]["flow_count"], 2);  // a hint for the decoder, before the flows
+  sent["side"].erase("flow_count");
+  EXPECT_EQ(sent, expected);
+}
+
+// decode() takes the flows out of the DOM while it parses; text written by any JSON writer (keys
+// in any order, "flows" first or last, interval flows beside them) must decode the same.
+TEST(Messages, ResultsDecodeFromDomOrderedText) {
+  engine::SideResult side = TwoFlowSide();
+  engine::IntervalSample iv;
+  iv.end_s = 1;
+  iv.flows.resize(3);
+  iv.flows[2].transactions = 9;
+  side.intervals = {iv};
+  const json dom = {{"type", "results"}, {"side", side_to_json(side)}};  // keys sorted
+  Message m = decode(dom.dump());
+  ASSERT_TRUE(std::holds_alternative<Results>(m));
+  const auto& back = std::get<Results>(m).side;
+  ASSERT_EQ(back.flows.size(), 2u);
+  ExpectSameFlow(back.flows[0], side.flows[0]);
+  ExpectSameFlow(back.flows[1], side.flows[1]);
+  ASSERT_EQ(back.intervals.size(), 1u);
+  ASSERT_EQ(back.intervals[0].flows.size(), 3u);
+  EXPECT_EQ(back.intervals[0].flows[2].transactions, 9u);
+}
+
+TEST(Messages, ManyFlowsKeepTheirOrder) {
+  engine::SideResult side;
+  for (uint32_t i = 0; i < 3000; ++i) side.flows.push_back(Flow(i, i * 100));
+  Results back = RoundTrip(Results{side});
+  ASSERT_EQ(back.side.flows.size(), side.flows.size());
+  for (size_t i = 0; i < side.flows.size(); ++i) ExpectSameFlow(back.side.flows[i], side.flows[i]);
+  // The flow count is only a hint: wrong, absurd or missing, the flows decode the same.
+  json j = json::parse(encode(Results{side}));
+  for (json hint : {json(5), json(uint64_t{1} << 62), json("x"), json(nullptr)}) {
+    if (hint.is_null()) {
+      j["side"].erase("flow_count");
+    } else {
+      j["side"]["flow_count"] = hint;
+    }
+    Message m = decode(j.dump());
+    ASSERT_TRUE(std::holds_alternative<Results>(m));
+    EXPECT_EQ(std::get<Results>(m).side.flows.size(), side.flows.size());
+  }
+}
+
 TEST(Messages, ResultsWithEmptyHistogramsAndNoFlows) {
   Results back = RoundTrip(Results{});
   EXPECT_TRUE(back.side.flows.empty());
