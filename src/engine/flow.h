@@ -6,7 +6,9 @@
 //
 // Counters are written only by the worker thread that owns the flow; other
 // threads read them with relaxed loads for interval reports. Nothing here
-// allocates, locks or throws once the test has started.
+// locks or throws once the test has started, and the only allocations are
+// a latency histogram widening its run of counters the first time a value
+// lands outside it (a few times early in a test; see measure/histogram.h).
 #pragma once
 
 #include <atomic>
