@@ -3,6 +3,7 @@
 #include <linux/sockios.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -539,7 +540,62 @@ void CrrServerFlow::serve(Conn* c) noexcept {
   }
 }
 
+void CrrServerFlow::set_mode(bool blocking) noexcept {
+  blocking_ = blocking;
+  // accept() then waits at most the blocking wake-up time (SO_RCVTIMEO),
+  // and accepted sockets inherit it, so phase changes are seen in time.
+  if (blocking) apply_mode(listener_, true);
+}
+
+Wait CrrServerFlow::step_blocking(PhaseRef phase) noexcept {
+  for (;;) {
+    const Phase p = load(phase);
+    if (p == Phase::kAbort) return finished();
+    if (p == Phase::kDrain) {  // done once no connection waits to be accepted
+      pollfd pending{listener_, POLLIN, 0};
+      if (::poll(&pending, 1, 0) <= 0) return finished();
+    }
+    const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd < 0) continue;  // the wake-up timeout, or a transient error: look again
+    if (opts_.nodelay) {
+      int one = 1;
+      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    bool whole = true;
+    for (uint32_t off = 0; off < req_ && whole;) {
+      ssize_t n = net::data::recv(fd, buf_.get() + off, req_ - off, 0);
+      if (n > 0) {
+        counters.bytes_recv.add(static_cast<uint64_t>(n));
+        counters.recv_calls.add(1);
+        off += static_cast<uint32_t>(n);
+      } else if (n < 0 && (again(errno) || errno == EINTR) && load(phase) != Phase::kAbort) {
+        continue;
+      } else {
+        whole = false;  // EOF or error before a whole request: not a transaction
+      }
+    }
+    for (uint32_t off = 0; off < resp_ && whole;) {
+      ssize_t n = net::data::send(fd, buf_.get() + off, resp_ - off, MSG_NOSIGNAL);
+      if (n > 0) {
+        counters.bytes_sent.add(static_cast<uint64_t>(n));
+        counters.send_calls.add(1);
+        off += static_cast<uint32_t>(n);
+      } else if (n < 0 && (again(errno) || errno == EINTR) && load(phase) != Phase::kAbort) {
+        continue;
+      } else {
+        whole = false;
+      }
+    }
+    if (whole) {
+      counters.transactions.add(1);
+      counters.connects.add(1);
+    }
+    ::close(fd);  // we close first: TIME_WAIT lands here, not on the client
+  }
+}
+
 Wait CrrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
+  if (blocking_) return step_blocking(phase);
   if (load(phase) == Phase::kAbort) return finished();
   epoll_event events[64];
   for (;;) {

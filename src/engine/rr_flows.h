@@ -141,10 +141,14 @@ class CrrServerFlow final : public Flow {
   ~CrrServerFlow() override;
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return ep_.get(); }
-  bool can_block() const noexcept override { return false; }
-  void set_mode(bool) noexcept override {}
+  // Alone on its worker it serves one connection at a time with blocking
+  // calls, as netserver does (no epoll set to keep up to date): accept,
+  // read the request, send the response, close.
+  bool can_block() const noexcept override { return true; }
+  void set_mode(bool blocking) noexcept override;
 
  private:
+  Wait step_blocking(PhaseRef phase) noexcept;
   struct Conn {
     int fd = -1;
     bool sending = false;
@@ -155,7 +159,7 @@ class CrrServerFlow final : public Flow {
   void serve(Conn* c) noexcept;
   void close_conn(Conn* c) noexcept;
 
-  int listener_;  // owned by the session; shared by every CRR flow of a side
+  int listener_;  // owned by the session; this flow's alone (one listener per flow)
   SocketOptions opts_;
   net::Fd ep_;
   std::unique_ptr<char[]> buf_;

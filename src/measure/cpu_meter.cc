@@ -83,7 +83,24 @@ CpuSnapshot take_cpu_snapshot() {
 
 CpuUsage cpu_between(const CpuSnapshot& a, const CpuSnapshot& b, double elapsed_s) {
   CpuUsage u;
-  CpuTicks d = minus(b.all, a.all);
+  // The whole is the sum of the CPUs' own lines, read in the same pass: the
+  // kernel works out the "cpu" line and each "cpuN" line at slightly
+  // different moments and rounds each to 1/USER_HZ, so over a short test
+  // the two may disagree by a tick, enough to put the busiest CPU below the
+  // average. Without per-CPU lines, the "cpu" line.
+  u.num_cpus = static_cast<unsigned>(std::min(a.per_cpu.size(), b.per_cpu.size()));
+  CpuTicks d = u.num_cpus ? CpuTicks{} : minus(b.all, a.all);
+  for (unsigned i = 0; i < u.num_cpus; ++i) {
+    const CpuTicks c = minus(b.per_cpu[i], a.per_cpu[i]);
+    d.user += c.user;
+    d.nice += c.nice;
+    d.system += c.system;
+    d.idle += c.idle;
+    d.iowait += c.iowait;
+    d.irq += c.irq;
+    d.softirq += c.softirq;
+    d.steal += c.steal;
+  }
   const uint64_t total = d.total();
   u.util = busy_pct(d);
   u.user = pct(d.user + d.nice, total);
@@ -91,7 +108,6 @@ CpuUsage cpu_between(const CpuSnapshot& a, const CpuSnapshot& b, double elapsed_
   u.iowait = pct(d.iowait, total);
   u.irq = pct(d.irq, total);
   u.softirq = pct(d.softirq, total);
-  u.num_cpus = static_cast<unsigned>(std::min(a.per_cpu.size(), b.per_cpu.size()));
   for (unsigned i = 0; i < u.num_cpus; ++i) {
     double busy = busy_pct(minus(b.per_cpu[i], a.per_cpu[i]));
     if (u.peak_cpu < 0 || busy > u.peak_util) {
