@@ -272,11 +272,8 @@ class NetperfSession {
     if (!send(np::encode_omni_response(resp))) return false;
     const Clock::time_point t0 = Clock::now();
 
-    SideMeter meter;
-    if (measure_cpu) meter.start(net::local_address(control_));
-    Outcome o = run_data_phase(p, ds, t0);
     engine::SideResult measured;
-    meter.finish(measured);  // nothing when not started
+    Outcome o = run_measured(p, ds, t0, measure_cpu, &measured);
     slot_.release();
     if (o.aborted) {
       log(name, fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
@@ -404,11 +401,8 @@ class NetperfSession {
     resp.measure_cpu = r.measure_cpu ? 1 : 0;          // echoed because we then do measure
     if (r.measure_cpu) resp.cpu_rate = clock_ticks();  // as netserver's /proc/stat method
     if (!send(np::encode_classic_tcp_stream_response(resp))) return false;
-    SideMeter meter;
-    if (r.measure_cpu) meter.start(net::local_address(control_));
-    Outcome o = run_data_phase(p, ds, Clock::now());
     engine::SideResult measured;
-    meter.finish(measured);  // nothing when not started
+    Outcome o = run_measured(p, ds, Clock::now(), r.measure_cpu != 0, &measured);
     slot_.release();
     if (o.aborted) {
       log("TCP_STREAM", fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
@@ -469,11 +463,8 @@ class NetperfSession {
     resp.measure_cpu = r.measure_cpu ? 1 : 0;          // echoed because we then do measure
     if (r.measure_cpu) resp.cpu_rate = clock_ticks();  // as netserver's /proc/stat method
     if (!send(np::encode_classic_tcp_rr_response(resp, 0, response_type))) return false;
-    SideMeter meter;
-    if (r.measure_cpu) meter.start(net::local_address(control_));
-    Outcome o = run_data_phase(p, ds, Clock::now());
     engine::SideResult measured;
-    meter.finish(measured);  // nothing when not started
+    Outcome o = run_measured(p, ds, Clock::now(), r.measure_cpu != 0, &measured);
     slot_.release();
     if (o.aborted) {
       log(name, fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
@@ -605,6 +596,17 @@ class NetperfSession {
     if (spec::info(p.kind).family == spec::Family::kRr) return 1;
     int32_t w = size > 0 ? buf / size + 1 : 2;
     return w == 1 ? 2 : w;
+  }
+
+  // The data phase, with this host's CPU measured over it when the client
+  // asked (its CPU figures go in *measured; nothing when not asked).
+  Outcome run_measured(const Plan& p, DataSocket& ds, Clock::time_point t0, bool measure_cpu,
+                       engine::SideResult* measured) {
+    SideMeter meter;
+    if (measure_cpu) meter.start(net::local_address(control_));
+    Outcome o = run_data_phase(p, ds, t0);
+    meter.finish(*measured);  // nothing when not started
+    return o;
   }
 
   // Runs the server's side of the test on the engine, ending it as
