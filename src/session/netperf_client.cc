@@ -259,7 +259,7 @@ np::OmniResults classic_cc_results(const np::Frame& f, const np::OmniResponse& s
   return r;
 }
 
-// Fills in where our data socket is, as netperf does for UDP tests.
+// An address as the omni request's words carry it.
 std::array<uint32_t, 4> ip_words(const net::Address& a) {
   if (a.family() == AF_INET)
     return np::ip_to_words(np::kNfInet,
@@ -272,6 +272,7 @@ std::array<uint32_t, 4> ip_words(const net::Address& a) {
   return {};
 }
 
+// Fills in where our data socket is, as netperf does for UDP tests.
 void name_local_socket(np::OmniRequest& r, int fd) {
   net::Address a = net::local_address(fd);
   r.netperf_port = a.port();

@@ -384,7 +384,7 @@ class NetperfSession {
     p.cpu = np::decode_header(frame).second;
     DataSocket ds;
     try {
-      p.bind = bind_address(static_cast<uint32_t>(r.ipfamily), {}, static_cast<uint16_t>(r.port));
+      p.bind = wildcard_address(static_cast<uint32_t>(r.ipfamily), static_cast<uint16_t>(r.port));
       admit(p);
       ds = open_data_socket(p);
     } catch (const Refusal& no) {
@@ -446,7 +446,7 @@ class NetperfSession {
     const int32_t response_type = cc ? np::kTcpCcResponse : np::kTcpRrResponse;
     DataSocket ds;
     try {
-      p.bind = bind_address(static_cast<uint32_t>(r.ipfamily), {}, static_cast<uint16_t>(r.port));
+      p.bind = wildcard_address(static_cast<uint32_t>(r.ipfamily), static_cast<uint16_t>(r.port));
       admit(p);
       ds = open_data_socket(p);
     } catch (const Refusal& no) {
@@ -521,6 +521,18 @@ class NetperfSession {
       a.storage.ss_family = static_cast<sa_family_t>(family);
       a.len = family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
     }
+    a.set_port(port);
+    return a;
+  }
+
+  // Classic requests name no address: netserver listens on the family's
+  // wildcard (so netperf's test -H may point the data connection anywhere).
+  net::Address wildcard_address(uint32_t nf, uint16_t port) {
+    net::Address a = bind_address(nf, {}, port);
+    const int family = a.family();
+    a = net::Address{};
+    a.storage.ss_family = static_cast<sa_family_t>(family);
+    a.len = family == AF_INET ? sizeof(sockaddr_in) : sizeof(sockaddr_in6);
     a.set_port(port);
     return a;
   }

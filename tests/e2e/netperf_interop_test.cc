@@ -263,7 +263,7 @@ TEST(NetperfWireSelf, AllSevenTestsAgainstFlowperfsServer) {
 // ends agree.
 TEST(NetperfWireSelf, DataConnectionOnItsOwnAddresses) {
   InProcessServer server;
-  for (TestKind kind : {TestKind::kTcpRr, TestKind::kUdpRr, TestKind::kTcpCrr}) {
+  for (TestKind kind : {TestKind::kTcpRr, TestKind::kUdpRr, TestKind::kTcpCrr, TestKind::kTcpCc}) {
     SCOPED_TRACE(spec::info(kind).name);
     session::NetperfClientOptions o;
     o.host = "127.0.0.1";
