@@ -66,14 +66,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "classic TCP_STREAM response");
   stable(f, np::decode_classic_tcp_stream_results, np::encode_classic_tcp_stream_results,
          "classic TCP_STREAM results");
-  stable(f, np::decode_classic_tcp_rr_request, np::encode_classic_tcp_rr_request,
-         "classic TCP_RR request");
+  stable(
+      f, np::decode_classic_tcp_rr_request,
+      [](const np::ClassicTcpRrRequest& r) { return np::encode_classic_tcp_rr_request(r); },
+      "classic TCP_RR request");
   stable(
       f, np::decode_classic_tcp_rr_response,
       [](const np::ClassicTcpRrResponse& r) { return np::encode_classic_tcp_rr_response(r); },
       "classic TCP_RR response");
-  stable(f, np::decode_classic_tcp_rr_results, np::encode_classic_tcp_rr_results,
-         "classic TCP_RR results");
+  stable(
+      f, np::decode_classic_tcp_rr_results,
+      [](const np::ClassicTcpRrResults& r) { return np::encode_classic_tcp_rr_results(r); },
+      "classic TCP_RR results");
+  // TCP_CC: TCP_RR's layouts under their own types.
+  stable(
+      f, np::decode_classic_tcp_rr_request,
+      [](const np::ClassicTcpRrRequest& r) {
+        return np::encode_classic_tcp_rr_request(r, np::kDoTcpCc, 3);
+      },
+      "classic TCP_CC request");
+  (void)np::cpu_method_letter(static_cast<int32_t>(h.second));
   (void)np::decode_passphrase(f);
 
   // Addresses: each family over the first 16 bytes as words.
