@@ -92,6 +92,16 @@ def children(pid):
     return out
 
 
+def terminate(proc, grace=5):
+    """Stops a server: SIGTERM, then SIGKILL after `grace` seconds."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 class ServerMeter:
     """CPU a server spends on one run, its per-test children included.
 
@@ -170,12 +180,7 @@ class Tool:
 
     def stop_server(self):
         for p in self.servers.values():
-            p.send_signal(signal.SIGTERM)
-            try:
-                p.wait(5)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            terminate(p)
         self.servers = {}
 
     def server_for(self, workload):
@@ -497,11 +502,7 @@ def startup_times(flowperf, netperf_dir, runs):
                 times[label].append((time.perf_counter() - t) * 1e3)
     finally:
         for s in servers:
-            s.send_signal(signal.SIGTERM)
-            try:
-                s.wait(5)
-            except subprocess.TimeoutExpired:
-                s.kill()
+            terminate(s)
     return [(label, median(v), min(v)) for label, v in times.items()]
 
 
@@ -540,12 +541,7 @@ def peak_rss_scale(flowperf, counts, runs, seconds):
                 print(f"memory -P {n}: client {client} KiB, server {out[n]['server'][-1]} KiB",
                       file=sys.stderr)
             finally:
-                server.send_signal(signal.SIGTERM)
-                try:
-                    server.wait(10)
-                except subprocess.TimeoutExpired:
-                    server.kill()
-                    server.wait()
+                terminate(server, grace=10)
     return out
 
 
