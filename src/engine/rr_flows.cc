@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -22,6 +23,22 @@ namespace flowperf::engine {
 namespace {
 
 bool again(int err) { return err == EAGAIN || err == EWOULDBLOCK; }
+
+// Copies the first n (at most 8) bytes of src over dst; both hold at least 8
+// bytes. Fixed-size loads and stores: a byte loop or a memcpy of a run-time
+// length becomes a libc call, and UDP_RR made three per transaction.
+void copy_upto8(char* dst, const char* src, uint32_t n) noexcept {
+  if constexpr (std::endian::native == std::endian::little) {
+    uint64_t d, v;
+    std::memcpy(&d, dst, 8);
+    std::memcpy(&v, src, 8);
+    const uint64_t mask = n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
+    d = (d & ~mask) | (v & mask);
+    std::memcpy(dst, &d, 8);
+  } else {
+    std::memcpy(dst, src, n);
+  }
+}
 
 int64_t ns_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();
@@ -638,14 +655,14 @@ constexpr suseconds_t kCoarseWaitUs = 1000;
 UdpRrClientFlow::UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
                                  std::chrono::microseconds min_timeout)
     : fd_(std::move(fd)),
-      out_(std::make_unique<char[]>(req)),
+      out_(std::make_unique<char[]>(std::max<uint32_t>(req, 8))),  // copy_upto8 needs 8
       in_(std::make_unique<char[]>(std::max<uint32_t>(resp, 65536))),
       req_(req),
       resp_(resp),
       seq_bytes_(std::min<uint32_t>({req, resp, 8})),
       quota_(quota),
       min_timeout_(min_timeout) {
-  std::memset(out_.get(), 'u', req);
+  std::memset(out_.get(), 'u', std::max<uint32_t>(req, 8));
 }
 
 std::chrono::nanoseconds UdpRrClientFlow::timeout() const noexcept {
@@ -734,8 +751,11 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       if (load(phase) != Phase::kRun || (quota_ && counters.transactions.get() >= quota_))
         return finished();
       ++seq_;
-      std::memcpy(out_.get(), &seq_, seq_bytes_);
-      t0_ = Clock::now();
+      copy_upto8(out_.get(), reinterpret_cast<const char*>(&seq_), seq_bytes_);
+      // Right after an answer, its arrival time starts this request too
+      // (one clock read per transaction, as TCP_RR).
+      t0_ = chained_ ? t0_ : Clock::now();
+      chained_ = false;
       ssize_t n = net::data::send(fd, out_.get(), req_, 0);
       if (n < 0) {
         if (errno == EINTR) continue;
@@ -764,10 +784,10 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       counters.bytes_recv.add(static_cast<uint64_t>(n));
       counters.datagrams_recv.add(1);
       counters.recv_calls.add(1);
-      uint64_t got = 0;
-      if (static_cast<uint32_t>(n) >= seq_bytes_) std::memcpy(&got, in_.get(), seq_bytes_);
-      uint64_t want = 0;
-      std::memcpy(&want, &seq_, seq_bytes_);
+      uint64_t got = 0, want = 0;
+      if (static_cast<uint32_t>(n) >= seq_bytes_)
+        copy_upto8(reinterpret_cast<char*>(&got), in_.get(), seq_bytes_);
+      copy_upto8(reinterpret_cast<char*>(&want), reinterpret_cast<const char*>(&seq_), seq_bytes_);
       if (match_sequence && got != want) {
         counters.late.add(1);  // the answer to a request we gave up on
         continue;
@@ -789,6 +809,8 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       if (histogram) histogram->record(static_cast<uint64_t>(std::max<int64_t>(rtt, 0)));
       counters.transactions.add(1);
       waiting_ = false;
+      t0_ = t;
+      chained_ = true;
       continue;
     }
     int err = errno;
@@ -828,7 +850,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
     if (w.count == 0 && !may_start) return finished();
     if (may_start && !w.full() && !send_blocked) {
       const uint64_t seq = seq_ + 1;
-      std::memcpy(out_.get(), &seq, seq_bytes_);
+      copy_upto8(out_.get(), reinterpret_cast<const char*>(&seq), seq_bytes_);
       const Clock::time_point t = Clock::now();
       ssize_t n = net::data::send(fd, out_.get(), req_, 0);
       if (n < 0) {
@@ -858,7 +880,8 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
       uint32_t k = 0;  // which request in flight this answers
       if (match_sequence) {
         uint64_t got = 0;
-        if (static_cast<uint32_t>(n) >= seq_bytes_) std::memcpy(&got, in_.get(), seq_bytes_);
+        if (static_cast<uint32_t>(n) >= seq_bytes_)
+          copy_upto8(reinterpret_cast<char*>(&got), in_.get(), seq_bytes_);
         while (k < w.count && (w.ring[(w.head + k) % w.window].seq & mask) != got) ++k;
       }
       if (k >= w.count) {
@@ -902,10 +925,10 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
 UdpRrServerFlow::UdpRrServerFlow(net::Fd fd, uint32_t req, uint32_t resp)
     : fd_(std::move(fd)),
       in_(std::make_unique<char[]>(std::max<uint32_t>(req, 65536))),
-      out_(std::make_unique<char[]>(resp)),
+      out_(std::make_unique<char[]>(std::max<uint32_t>(resp, 8))),  // copy_upto8 needs 8
       req_(req),
       resp_(resp) {
-  std::memset(out_.get(), 'v', resp);
+  std::memset(out_.get(), 'v', std::max<uint32_t>(resp, 8));
 }
 
 Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
@@ -919,20 +942,24 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   const uint32_t copy = std::min<uint32_t>({req_, resp_, 8});
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
-    sockaddr_storage from{};
+    sockaddr_storage from;  // recvfrom fills it in (fromlen says how much)
     socklen_t fromlen = sizeof from;
     // Draining, never block: the quiet period is timed by the worker.
-    ssize_t n =
-        ::recvfrom(fd, in_.get(), std::max<uint32_t>(req_, 65536), draining_ ? MSG_DONTWAIT : 0,
-                   reinterpret_cast<sockaddr*>(&from), &fromlen);
+    ssize_t n = net::data::recvfrom(fd, in_.get(), std::max<uint32_t>(req_, 65536),
+                                    draining_ ? MSG_DONTWAIT : 0,
+                                    reinterpret_cast<sockaddr*>(&from), &fromlen);
     if (n == 0 && end_on_empty) return finished();
     if (n >= 0) {
-      last_rx_ = Clock::now();
+      // Only the drain's quiet period needs arrival times (entering the
+      // drain starts it at `now`).
+      if (draining_) last_rx_ = Clock::now();
       counters.bytes_recv.add(static_cast<uint64_t>(n));
       counters.datagrams_recv.add(1);
       counters.recv_calls.add(1);
-      std::memcpy(out_.get(), in_.get(), std::min<uint32_t>(copy, static_cast<uint32_t>(n)));
-      ssize_t m = ::sendto(fd, out_.get(), resp_, 0, reinterpret_cast<sockaddr*>(&from), fromlen);
+      // The client's sequence number, as much of it as both messages hold.
+      copy_upto8(out_.get(), in_.get(), std::min<uint32_t>(copy, static_cast<uint32_t>(n)));
+      ssize_t m =
+          net::data::sendto(fd, out_.get(), resp_, 0, reinterpret_cast<sockaddr*>(&from), fromlen);
       if (m >= 0) {
         counters.bytes_sent.add(static_cast<uint64_t>(m));
         counters.datagrams_sent.add(1);

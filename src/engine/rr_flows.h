@@ -213,6 +213,7 @@ class UdpRrClientFlow final : public Flow {
   bool rcvtimeo_set_ = false;  // SO_RCVTIMEO set for coarse waits
   uint64_t coarse_waits_ = 0;
   Clock::time_point t0_{}, deadline_{};
+  bool chained_ = false;  // t0_ holds the last answer's arrival: the next request starts then
   double srtt_ = 0, rttvar_ = 0;  // ns
   std::chrono::nanoseconds min_timeout_;
   RequestWindow burst_;

@@ -25,6 +25,14 @@ inline ssize_t send(int fd, const void* buf, size_t len, int flags) noexcept {
 inline ssize_t recv(int fd, void* buf, size_t len, int flags) noexcept {
   return ::syscall(SYS_recvfrom, fd, buf, len, flags, nullptr, nullptr);
 }
+inline ssize_t sendto(int fd, const void* buf, size_t len, int flags, const sockaddr* to,
+                      socklen_t tolen) noexcept {
+  return ::syscall(SYS_sendto, fd, buf, len, flags, to, tolen);
+}
+inline ssize_t recvfrom(int fd, void* buf, size_t len, int flags, sockaddr* from,
+                        socklen_t* fromlen) noexcept {
+  return ::syscall(SYS_recvfrom, fd, buf, len, flags, from, fromlen);
+}
 inline ssize_t sendmsg(int fd, const msghdr* m, int flags) noexcept {
   return ::syscall(SYS_sendmsg, fd, m, flags);
 }
