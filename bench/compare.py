@@ -15,7 +15,9 @@ GB or per million transactions, the flowperf/peer ratios (rate, and user
 CPU per unit of work), the scale check (-P 10000 against -P 2), the
 start-up times, and the memory check: peak RSS of client and server at
 --memory-flows (default 1, 100, 1,000, 10,000 flows) and the growth per
-extra flow. It is printed, and written into README.md between
+extra flow; and, when valgrind is installed, the user-space instructions
+per transaction or per MB that callgrind counts (bench/instructions.py),
+exact where the kernel's tick-sampled user time is not. It is printed, and written into README.md between
 <!-- bench:begin --> and <!-- bench:end --> (--no-readme to skip).
 
 Peers: netperf/netserver (--netperf-dir, default: on PATH), iperf3,
@@ -44,6 +46,8 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import instructions  # noqa: E402  (bench/instructions.py)
 TICK = os.sysconf("SC_CLK_TCK")
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
@@ -440,26 +444,18 @@ def median(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
-def per_unit_cpu(runs, which, kind):
-    """Median user CPU seconds per GB moved (stream, udp) or per million transactions."""
-    vals = []
-    for r in runs:
-        if r["work"] <= 0:
-            continue
-        scale = 1e9 if kind in ("stream", "udp") else 1e6
-        vals.append(r[f"{which}_user_s"] / r["work"] * scale)
-    return median(vals)
-
-
-def total_user_per_unit(runs, kind):
-    """Median of (client + server) user CPU per unit, per run."""
-    vals = []
-    for r in runs:
-        if r["work"] <= 0:
-            continue
-        scale = 1e9 if kind in ("stream", "udp") else 1e6
-        vals.append((r["client_user_s"] + r["server_user_s"]) / r["work"] * scale)
-    return median(vals)
+def pooled_user_per_unit(runs, kind, sides=("client", "server")):
+    """User CPU seconds per GB moved (stream, udp) or per million transactions,
+    pooled over the runs: all their user time over all their work. The kernel
+    charges user time in whole ticks (4 ms at HZ=250) that a run earns only a
+    few of when its user-space work is small, so a per-run ratio is mostly
+    rounding; pooling the rounds counts every tick they earned."""
+    runs = [r for r in runs if r["work"] > 0]
+    work = sum(r["work"] for r in runs)
+    if not work:
+        return float("nan")
+    scale = 1e9 if kind in ("stream", "udp") else 1e6
+    return sum(r[f"{side}_user_s"] for r in runs for side in sides) / work * scale
 
 
 def fmt_value(v, unit):
@@ -578,7 +574,7 @@ def machine_line():
     return f"{os.cpu_count()} CPUs ({cpu}), Linux {platform.release()}"
 
 
-def report(args, tools, runs, failures, startup, load0, load1, mem=None):
+def report(args, tools, runs, failures, startup, load0, load1, mem=None, instr=None):
     out = []
     date = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     out.append(f"Measured {date} on {machine_line()}; loopback (127.0.0.1), {args.pairs} "
@@ -587,7 +583,10 @@ def report(args, tools, runs, failures, startup, load0, load1, mem=None):
                f"start, {load1[0]:.2f}/{load1[1]:.2f}/{load1[2]:.2f} at the end: compare rows "
                f"within a workload (they ran interleaved), not across runs or machines. CPU columns are user-space seconds (`ru_utime` of the client, "
                f"`/proc/PID/stat` utime of the server) per GB moved or per million "
-               f"transactions; the kernel's share, usually the larger, is not in them.")
+               f"transactions, all rounds pooled; the kernel's share, usually the larger, "
+               f"is not in them. The kernel charges user time in {1000 / TICK:g} ms ticks, "
+               f"of which an RR run earns only a few: the instruction counts further down "
+               f"are the exact measure of the tools' own work.")
     out.append("")
     out.append("| workload | tool | median | range | unit | client user CPU | server user CPU | "
                "client peak RSS | runs |")
@@ -604,13 +603,13 @@ def report(args, tools, runs, failures, startup, load0, load1, mem=None):
             out.append(
                 f"| {w} | {name} | {fmt_value(median(vals), unit)} | "
                 f"{fmt_value(min(vals), unit)}–{fmt_value(max(vals), unit)} | {unit} | "
-                f"{per_unit_cpu(mine, 'client', kind):.3f} {per} | "
-                f"{per_unit_cpu(mine, 'server', kind):.3f} {per} | "
+                f"{pooled_user_per_unit(mine, kind, ('client',)):.3f} {per} | "
+                f"{pooled_user_per_unit(mine, kind, ('server',)):.3f} {per} | "
                 f"{median([r['client_max_rss_kib'] for r in mine]) / 1024:.1f} MiB | {len(mine)} |")
     out.append("")
     out.append("flowperf / peer: the ratio of the median rates and the median of the "
                "round-by-round ratios, with their range (above 1: flowperf is faster), and the "
-               "ratio of median user CPU per unit of work, client plus server (below 1: "
+               "ratio of user CPU per unit of work, client plus server (below 1: "
                "flowperf uses less).")
     out.append("")
     out.append("| workload | flowperf mode | peer | rate ratio | per round (range) | "
@@ -631,8 +630,8 @@ def report(args, tools, runs, failures, startup, load0, load1, mem=None):
                 # machine's load between rounds cancels out of each ratio.
                 by_round = {r["round"]: r["value"] for r in theirs if r["value"] > 0}
                 paired = [r["value"] / by_round[r["round"]] for r in mine if r["round"] in by_round]
-                peer_cpu = total_user_per_unit(theirs, kind)
-                cpu = total_user_per_unit(mine, kind) / peer_cpu if peer_cpu else float("nan")
+                peer_cpu = pooled_user_per_unit(theirs, kind)
+                cpu = pooled_user_per_unit(mine, kind) / peer_cpu if peer_cpu else float("nan")
                 out.append(f"| {w} | {fp.name} | {peer.name} | {rate:.2f}x | "
                            f"{median(paired):.2f}x ({min(paired):.2f}–{max(paired):.2f}) | "
                            + (f"{cpu:.2f}x |" if cpu == cpu else "- |"))
@@ -665,6 +664,9 @@ def report(args, tools, runs, failures, startup, load0, load1, mem=None):
         out.append("|---|---|---|")
         for label, med, mn in startup:
             out.append(f"| `{label}` | {med:.1f} ms | {mn:.1f} ms |")
+    if instr:
+        out.append("")
+        out.extend(instructions.report(instr["results"], instr["tools"], instr["workloads"]))
     if failures:
         out.append("")
         out.append(f"Failed runs (left out of the medians): " +
@@ -701,10 +703,20 @@ def main():
                     help="flow counts of the peak RSS scale check (empty: skip it)")
     ap.add_argument("--memory-runs", type=int, default=3,
                     help="runs per flow count in the peak RSS check")
+    ap.add_argument("--instructions", choices=("auto", "yes", "no"), default="auto",
+                    help="count user-space instructions per unit with callgrind "
+                         "(bench/instructions.py); auto: when valgrind is installed")
     ap.add_argument("--json", default=None, help="write all runs here")
     ap.add_argument("--readme", default=os.path.join(HERE, "..", "README.md"))
     ap.add_argument("--no-readme", action="store_true", help="print the table only")
     args = ap.parse_args()
+    if args.seconds < 1:
+        ap.error(f"--seconds {args.seconds:g}: at least 1 (netperf takes a shorter -l as "
+                 f"'no time limit' and never ends)")
+    if args.pairs < 1:
+        ap.error(f"--pairs {args.pairs}: at least 1 (5 or more for the README table)")
+    if args.instructions == "yes" and not shutil.which("valgrind"):
+        ap.error("--instructions yes: valgrind is not installed (apt-get install valgrind)")
     args.workloads = [w for w in args.workloads.split(",") if w]
     for w in args.workloads:
         if w not in WORKLOADS:
@@ -747,9 +759,14 @@ def main():
     startup = startup_times(fp, npdir, args.startup_runs) if args.startup_runs > 0 else []
     counts = [int(n) for n in args.memory_flows.split(",") if n.strip()]
     mem = peak_rss_scale(fp, counts, args.memory_runs, args.seconds) if counts else {}
+    instr = None
+    if args.instructions == "yes" or (args.instructions == "auto" and shutil.which("valgrind")):
+        iw = [w for w in instructions.WORKLOADS if w in args.workloads]
+        itools = instructions.tools_for(fp, npdir)
+        instr = {"results": instructions.measure(itools, iw), "tools": itools, "workloads": iw}
     load1 = os.getloadavg()
 
-    text = report(args, tools, runs, failures, startup, load0, load1, mem)
+    text = report(args, tools, runs, failures, startup, load0, load1, mem, instr)
     print(text)
     if not args.no_readme:
         write_readme(args.readme, text)
@@ -757,7 +774,11 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"pairs": args.pairs, "seconds": args.seconds, "load": [load0, load1],
                        "runs": runs, "failures": failures, "startup": startup,
-                       "memory": {str(n): v for n, v in mem.items()}}, f, indent=1)
+                       "memory": {str(n): v for n, v in mem.items()},
+                       "instructions": [{"tool": t, "workload": w, "side": side, "per_unit": v}
+                                        for (t, w, side), v in
+                                        (instr["results"].items() if instr else [])]},
+                      f, indent=1)
 
 
 if __name__ == "__main__":
