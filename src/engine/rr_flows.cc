@@ -24,20 +24,23 @@ namespace {
 
 bool again(int err) { return err == EAGAIN || err == EWOULDBLOCK; }
 
-// Copies the first n (at most 8) bytes of src over dst; both hold at least 8
-// bytes. Fixed-size loads and stores: a byte loop or a memcpy of a run-time
-// length becomes a libc call, and UDP_RR made three per transaction.
-void copy_upto8(char* dst, const char* src, uint32_t n) noexcept {
-  if constexpr (std::endian::native == std::endian::little) {
-    uint64_t d, v;
-    std::memcpy(&d, dst, 8);
-    std::memcpy(&v, src, 8);
-    const uint64_t mask = n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
-    d = (d & ~mask) | (v & mask);
-    std::memcpy(dst, &d, 8);
-  } else {
-    std::memcpy(dst, src, n);
-  }
+// The bits of a uint64_t that its first n bytes hold on this host (n <= 8).
+constexpr uint64_t first_bytes_mask(uint32_t n) noexcept {
+  if (n >= 8) return ~uint64_t{0};
+  const uint64_t low = (uint64_t{1} << (8 * n)) - 1;
+  return std::endian::native == std::endian::little ? low : ~(~uint64_t{0} >> (8 * n));
+}
+
+// Copies the first n (at most 8) bytes of src over dst, `mask` being
+// first_bytes_mask(n); both hold at least 8 bytes. Fixed-size loads and
+// stores: a byte loop or a memcpy of a run-time length becomes a libc call,
+// and UDP_RR made three per transaction.
+void copy_upto8(char* dst, const char* src, uint64_t mask) noexcept {
+  uint64_t d, v;
+  std::memcpy(&d, dst, 8);
+  std::memcpy(&v, src, 8);
+  d = (d & ~mask) | (v & mask);
+  std::memcpy(dst, &d, 8);
 }
 
 int64_t ns_between(Clock::time_point a, Clock::time_point b) {
@@ -660,27 +663,29 @@ UdpRrClientFlow::UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64
       req_(req),
       resp_(resp),
       seq_bytes_(std::min<uint32_t>({req, resp, 8})),
+      seq_mask_(first_bytes_mask(seq_bytes_)),
       quota_(quota),
       min_timeout_(min_timeout) {
   std::memset(out_.get(), 'u', std::max<uint32_t>(req, 8));
 }
 
-std::chrono::nanoseconds UdpRrClientFlow::timeout() const noexcept {
-  if (srtt_ == 0) return std::chrono::seconds(1);  // no round trip measured yet
-  double rto = std::max(srtt_ + 4 * rttvar_, 2 * srtt_);
-  auto t = std::chrono::nanoseconds(static_cast<int64_t>(rto));
-  return std::clamp<std::chrono::nanoseconds>(t, min_timeout_, std::chrono::seconds(2));
-}
-
 void UdpRrClientFlow::on_rtt(int64_t rtt_ns) noexcept {
-  double r = static_cast<double>(rtt_ns);
-  if (srtt_ == 0) {
-    srtt_ = r;
-    rttvar_ = r / 2;
+  // TCP's estimator (RFC 6298) in fixed point, as the kernel keeps it:
+  // srtt8_ is 8 x the smoothed round trip, rttvar4_ 4 x its mean deviation,
+  // so the 1/8 and 1/4 gains are shifts.
+  const int64_t r = std::max<int64_t>(rtt_ns, 1);
+  if (srtt8_ == 0) {
+    srtt8_ = 8 * r;
+    rttvar4_ = 2 * r;  // deviation r / 2
   } else {
-    rttvar_ = 0.75 * rttvar_ + 0.25 * std::fabs(srtt_ - r);
-    srtt_ = 0.875 * srtt_ + 0.125 * r;
+    const int64_t err = r - srtt8_ / 8;
+    srtt8_ += err;
+    rttvar4_ += (err < 0 ? -err : err) - rttvar4_ / 4;
   }
+  // The timeout follows each round trip (the larger of srtt + 4 x rttvar
+  // and 2 x srtt), here rather than at every request.
+  const auto t = std::chrono::nanoseconds(std::max(srtt8_ / 8 + rttvar4_, srtt8_ / 4));
+  timeout_ = std::clamp<std::chrono::nanoseconds>(t, min_timeout_, std::chrono::seconds(2));
 }
 
 void UdpRrClientFlow::set_mode(bool blocking) noexcept {
@@ -712,7 +717,7 @@ bool UdpRrClientFlow::use_coarse_wait() noexcept {
     --precise_left_;
     return false;
   }
-  if (srtt_ == 0) return false;
+  if (srtt8_ == 0) return false;
   // The kernel keeps SO_RCVTIMEO in whole jiffies, rounded up: 1 ms is one
   // jiffy at any HZ (100-1000), a sleep that ends at the next tick, however
   // near, and no shorter value would wait less. So it is set once, whatever
@@ -751,7 +756,7 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       if (load(phase) != Phase::kRun || (quota_ && counters.transactions.get() >= quota_))
         return finished();
       ++seq_;
-      copy_upto8(out_.get(), reinterpret_cast<const char*>(&seq_), seq_bytes_);
+      copy_upto8(out_.get(), reinterpret_cast<const char*>(&seq_), seq_mask_);
       // Right after an answer, its arrival time starts this request too
       // (one clock read per transaction, as TCP_RR).
       t0_ = chained_ ? t0_ : Clock::now();
@@ -769,7 +774,7 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       }
       deadline_ = t0_ + timeout();
       waiting_ = true;
-      coarse_ = use_coarse_wait();
+      coarse_ = coarse_next();
       if (coarse_) continue;  // straight into a blocking recv: two system calls in all
       // The answer cannot be there yet: wait for it (or the timeout) rather
       // than read to EAGAIN first.
@@ -784,10 +789,10 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       counters.bytes_recv.add(static_cast<uint64_t>(n));
       counters.datagrams_recv.add(1);
       counters.recv_calls.add(1);
-      uint64_t got = 0, want = 0;
+      uint64_t got = 0;
       if (static_cast<uint32_t>(n) >= seq_bytes_)
-        copy_upto8(reinterpret_cast<char*>(&got), in_.get(), seq_bytes_);
-      copy_upto8(reinterpret_cast<char*>(&want), reinterpret_cast<const char*>(&seq_), seq_bytes_);
+        copy_upto8(reinterpret_cast<char*>(&got), in_.get(), seq_mask_);
+      const uint64_t want = seq_ & seq_mask_;
       if (match_sequence && got != want) {
         counters.late.add(1);  // the answer to a request we gave up on
         continue;
@@ -841,7 +846,7 @@ void UdpRrClientFlow::set_first_burst(uint32_t n) { burst_.reset(n); }
 Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
   const int fd = fd_.get();
   RequestWindow& w = burst_;
-  const uint64_t mask = seq_bytes_ >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * seq_bytes_)) - 1;
+  const uint64_t mask = seq_mask_;
   bool send_blocked = false;
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
@@ -850,7 +855,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
     if (w.count == 0 && !may_start) return finished();
     if (may_start && !w.full() && !send_blocked) {
       const uint64_t seq = seq_ + 1;
-      copy_upto8(out_.get(), reinterpret_cast<const char*>(&seq), seq_bytes_);
+      copy_upto8(out_.get(), reinterpret_cast<const char*>(&seq), seq_mask_);
       const Clock::time_point t = Clock::now();
       ssize_t n = net::data::send(fd, out_.get(), req_, 0);
       if (n < 0) {
@@ -881,7 +886,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
       if (match_sequence) {
         uint64_t got = 0;
         if (static_cast<uint32_t>(n) >= seq_bytes_)
-          copy_upto8(reinterpret_cast<char*>(&got), in_.get(), seq_bytes_);
+          copy_upto8(reinterpret_cast<char*>(&got), in_.get(), seq_mask_);
         while (k < w.count && (w.ring[(w.head + k) % w.window].seq & mask) != got) ++k;
       }
       if (k >= w.count) {
@@ -940,6 +945,7 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     if (last_rx_ < now) last_rx_ = now;
   }
   const uint32_t copy = std::min<uint32_t>({req_, resp_, 8});
+  const uint64_t mask = first_bytes_mask(copy);
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
     sockaddr_storage from;  // recvfrom fills it in (fromlen says how much)
@@ -957,7 +963,9 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       counters.datagrams_recv.add(1);
       counters.recv_calls.add(1);
       // The client's sequence number, as much of it as both messages hold.
-      copy_upto8(out_.get(), in_.get(), std::min<uint32_t>(copy, static_cast<uint32_t>(n)));
+      copy_upto8(
+          out_.get(), in_.get(),
+          static_cast<uint32_t>(n) >= copy ? mask : first_bytes_mask(static_cast<uint32_t>(n)));
       ssize_t m =
           net::data::sendto(fd, out_.get(), resp_, 0, reinterpret_cast<sockaddr*>(&from), fromlen);
       if (m >= 0) {

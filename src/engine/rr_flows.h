@@ -179,8 +179,9 @@ class UdpRrClientFlow final : public Flow {
   // while no timeout happened recently; see step().
   bool can_block() const noexcept override { return burst_.window == 0; }
   void set_mode(bool blocking) noexcept override;
-  // The timeout in force now (for reports and tests).
-  std::chrono::nanoseconds timeout() const noexcept;
+  // The timeout in force now (for reports and tests): 1 s until a round
+  // trip is measured.
+  std::chrono::nanoseconds timeout() const noexcept { return timeout_; }
   // Requests whose answer was waited for in a blocking recv (for tests;
   // read once the flow has finished).
   uint64_t coarse_waits() const noexcept { return coarse_waits_; }
@@ -198,6 +199,14 @@ class UdpRrClientFlow final : public Flow {
   // Blocking mode: whether the next request may wait for its answer in a
   // blocking recv (bounded by a coarse SO_RCVTIMEO, set on first use).
   bool use_coarse_wait() noexcept;
+  // use_coarse_wait()'s steady state inline: coarse waits set up, no recent loss.
+  bool coarse_next() noexcept {
+    if (blocking_ && precise_left_ == 0 && rcvtimeo_set_) {
+      ++coarse_waits_;
+      return true;
+    }
+    return use_coarse_wait();
+  }
   // When the datagram just received reached the socket (its kernel time
   // stamp), at the latest t, the time recv returned it.
   Clock::time_point arrival(Clock::time_point t) const noexcept;
@@ -205,6 +214,7 @@ class UdpRrClientFlow final : public Flow {
   std::unique_ptr<char[]> out_, in_;
   uint32_t req_, resp_;
   uint32_t seq_bytes_;  // how much of the sequence number fits in both messages
+  uint64_t seq_mask_;   // the bits of a uint64_t those bytes hold
   uint64_t quota_;
   uint64_t seq_ = 0;
   bool waiting_ = false;
@@ -214,7 +224,8 @@ class UdpRrClientFlow final : public Flow {
   uint64_t coarse_waits_ = 0;
   Clock::time_point t0_{}, deadline_{};
   bool chained_ = false;  // t0_ holds the last answer's arrival: the next request starts then
-  double srtt_ = 0, rttvar_ = 0;  // ns
+  int64_t srtt8_ = 0, rttvar4_ = 0;  // ns, x 8 and x 4 (see on_rtt)
+  std::chrono::nanoseconds timeout_{std::chrono::seconds(1)};
   std::chrono::nanoseconds min_timeout_;
   RequestWindow burst_;
 };
