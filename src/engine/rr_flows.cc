@@ -188,6 +188,43 @@ Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   if (burst_.window) return step_burst(phase);
   const int fd = fd_.get();
   if (load(phase) == Phase::kAbort) return finished();
+  // Blocking, whole messages: a send and a recv per transaction and little
+  // else. Anything unusual (a part of a message, EINTR, the blocking
+  // wake-up's EAGAIN, the end of the run phase) is left where it stands to
+  // the state machine below; errors it would report are reported here.
+  if (blocking_ && state_ == State::kSend && off_ == 0 && req_ > 0 && resp_ > 0) {
+    if (t0_ == Clock::time_point{}) t0_ = now;
+    while (load(phase) == Phase::kRun && !(quota_ && done_ >= quota_)) {
+      ssize_t n = net::data::send(fd, buf_.get(), req_, MSG_NOSIGNAL);
+      if (n > 0) {
+        counters.bytes_sent.add(static_cast<uint64_t>(n));
+        counters.send_calls.add(1);
+      }
+      if (n != static_cast<ssize_t>(req_)) {
+        if (n > 0) off_ = static_cast<uint32_t>(n);
+        if (n < 0 && !again(errno) && errno != EINTR) return fail("send failed", errno);
+        break;
+      }
+      n = net::data::recv(fd, buf_.get(), resp_, 0);
+      if (n > 0) {
+        counters.bytes_recv.add(static_cast<uint64_t>(n));
+        counters.recv_calls.add(1);
+      }
+      if (n != static_cast<ssize_t>(resp_)) {
+        state_ = State::kRecv;
+        if (n > 0) off_ = static_cast<uint32_t>(n);
+        if (n == 0) return fail("the server closed the connection in the middle of a test", 0);
+        if (n < 0 && !again(errno) && errno != EINTR) return fail("recv failed", errno);
+        break;
+      }
+      const Clock::time_point t = Clock::now();
+      record(histogram, t0_, t);
+      t0_ = t;
+      now = t;
+      ++done_;
+      counters.transactions.add(1);
+    }
+  }
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
     switch (state_) {
@@ -266,6 +303,35 @@ TcpRrServerFlow::TcpRrServerFlow(net::Fd fd, uint32_t req, uint32_t resp)
 Wait TcpRrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
   const int fd = fd_.get();
   if (load(phase) == Phase::kAbort) return finished();
+  // Blocking, whole messages: a recv and a send per transaction; anything
+  // else (a part of a message, the client's EOF, EINTR, the blocking
+  // wake-up's EAGAIN) goes on in the state machine below.
+  if (blocking_ && !sending_ && off_ == 0 && req_ > 0 && resp_ > 0) {
+    while (load(phase) != Phase::kAbort) {
+      ssize_t n = net::data::recv(fd, buf_.get(), req_, 0);
+      if (n > 0) {
+        counters.bytes_recv.add(static_cast<uint64_t>(n));
+        counters.recv_calls.add(1);
+      }
+      if (n != static_cast<ssize_t>(req_)) {
+        if (n > 0) off_ = static_cast<uint32_t>(n);
+        if (n < 0 && !again(errno) && errno != EINTR) return fail("recv failed", errno);
+        break;  // EOF stays readable: the state machine sees it too
+      }
+      n = net::data::send(fd, buf_.get(), resp_, MSG_NOSIGNAL);
+      if (n > 0) {
+        counters.bytes_sent.add(static_cast<uint64_t>(n));
+        counters.send_calls.add(1);
+      }
+      if (n != static_cast<ssize_t>(resp_)) {
+        sending_ = true;
+        if (n > 0) off_ = static_cast<uint32_t>(n);
+        if (n < 0 && !again(errno) && errno != EINTR) return fail("send failed", errno);
+        break;
+      }
+      counters.transactions.add(1);
+    }
+  }
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
     if (!sending_) {

@@ -15,45 +15,89 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <ctime>
+#include <type_traits>
 
 namespace flowperf::net::data {
 
+// One system call. On x86-64 the `syscall` instruction itself, inline (the
+// calling convention puts the arguments where the kernel wants them, so a
+// send or recv costs a few register moves); elsewhere libc's syscall(2).
+#if defined(__x86_64__)
+inline long call6(long nr, long a, long b, long c, long d, long e, long f) noexcept {
+  long ret;
+  register long r10 __asm__("r10") = d;
+  register long r8 __asm__("r8") = e;
+  register long r9 __asm__("r9") = f;
+  __asm__ volatile("syscall"
+                   : "=a"(ret)
+                   : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+                   : "rcx", "r11", "memory");
+  if (static_cast<unsigned long>(ret) > static_cast<unsigned long>(-4096L)) {
+    errno = static_cast<int>(-ret);
+    return -1;
+  }
+  return ret;
+}
+#else
+inline long call6(long nr, long a, long b, long c, long d, long e, long f) noexcept {
+  return ::syscall(nr, a, b, c, d, e, f);
+}
+#endif
+
+template <typename T>
+inline long arg(T v) noexcept {
+  if constexpr (std::is_null_pointer_v<T>)
+    return 0;
+  else if constexpr (std::is_pointer_v<T>)
+    return reinterpret_cast<long>(v);
+  else
+    return static_cast<long>(v);
+}
+
+template <typename... Args>
+inline long call(long nr, Args... args) noexcept {
+  static_assert(sizeof...(Args) <= 6);
+  long v[6] = {arg(args)...};
+  return call6(nr, v[0], v[1], v[2], v[3], v[4], v[5]);
+}
+
 inline ssize_t send(int fd, const void* buf, size_t len, int flags) noexcept {
-  return ::syscall(SYS_sendto, fd, buf, len, flags, nullptr, 0);
+  return call(SYS_sendto, fd, buf, len, flags, nullptr, 0);
 }
 inline ssize_t recv(int fd, void* buf, size_t len, int flags) noexcept {
-  return ::syscall(SYS_recvfrom, fd, buf, len, flags, nullptr, nullptr);
+  return call(SYS_recvfrom, fd, buf, len, flags, nullptr, nullptr);
 }
 inline ssize_t sendto(int fd, const void* buf, size_t len, int flags, const sockaddr* to,
                       socklen_t tolen) noexcept {
-  return ::syscall(SYS_sendto, fd, buf, len, flags, to, tolen);
+  return call(SYS_sendto, fd, buf, len, flags, to, tolen);
 }
 inline ssize_t recvfrom(int fd, void* buf, size_t len, int flags, sockaddr* from,
                         socklen_t* fromlen) noexcept {
-  return ::syscall(SYS_recvfrom, fd, buf, len, flags, from, fromlen);
+  return call(SYS_recvfrom, fd, buf, len, flags, from, fromlen);
 }
 inline ssize_t sendmsg(int fd, const msghdr* m, int flags) noexcept {
-  return ::syscall(SYS_sendmsg, fd, m, flags);
+  return call(SYS_sendmsg, fd, m, flags);
 }
 inline ssize_t recvmsg(int fd, msghdr* m, int flags) noexcept {
-  return ::syscall(SYS_recvmsg, fd, m, flags);
+  return call(SYS_recvmsg, fd, m, flags);
 }
 inline int sendmmsg(int fd, mmsghdr* v, unsigned n, int flags) noexcept {
-  return static_cast<int>(::syscall(SYS_sendmmsg, fd, v, n, flags));
+  return static_cast<int>(call(SYS_sendmmsg, fd, v, n, flags));
 }
 inline int recvmmsg(int fd, mmsghdr* v, unsigned n, int flags, timespec* timeout) noexcept {
-  return static_cast<int>(::syscall(SYS_recvmmsg, fd, v, n, flags, timeout));
+  return static_cast<int>(call(SYS_recvmmsg, fd, v, n, flags, timeout));
 }
 inline int epoll_wait(int ep, epoll_event* events, int max, int timeout_ms) noexcept {
-  return static_cast<int>(::syscall(SYS_epoll_pwait, ep, events, max, timeout_ms, nullptr, 0));
+  return static_cast<int>(call(SYS_epoll_pwait, ep, events, max, timeout_ms, nullptr, 0));
 }
 // The kernel writes the time left back into its timeout; libc's ppoll hands
 // it a copy, and so does this.
 inline int ppoll(pollfd* fds, nfds_t n, const timespec* timeout) noexcept {
   timespec left{};
   if (timeout) left = *timeout;
-  return static_cast<int>(::syscall(SYS_ppoll, fds, n, timeout ? &left : nullptr, nullptr, 0));
+  return static_cast<int>(call(SYS_ppoll, fds, n, timeout ? &left : nullptr, nullptr, 0));
 }
 
 }  // namespace flowperf::net::data
