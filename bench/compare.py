@@ -477,7 +477,7 @@ def startup_times(flowperf, netperf_dir, runs):
         ("flowperf -t TCP_RR -n 1 (embedded server, end to end)", [flowperf, "-t", "TCP_RR", "-n", "1"]),
         ("flowperf -H 127.0.0.1 -t TCP_RR -n 1 (running server)",
          [flowperf, "-H", "127.0.0.1", "-p", str(fp_port), "-t", "TCP_RR", "-n", "1"]),
-        ("flowperf -t UDP_RR -n 1 (embedded; drains 50 ms of quiet)", [flowperf, "-t", "UDP_RR", "-n", "1"]),
+        ("flowperf -t UDP_RR -n 1 (embedded server, end to end)", [flowperf, "-t", "UDP_RR", "-n", "1"]),
     ]
     if netperf_dir:
         np_port = free_port()

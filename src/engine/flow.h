@@ -109,6 +109,9 @@ class Flow {
   virtual bool can_block() const noexcept { return true; }
   // Called once before start, in blocking (true) or epoll (false) mode.
   virtual void set_mode(bool blocking) noexcept;
+  // UDP receivers: the peer sent n datagrams in all, so once n have come in
+  // the drain need not wait for a quiet spell. Set before the drain phase.
+  virtual void expect_datagrams(uint64_t n) noexcept { (void)n; }
 
   FlowHost* host = nullptr;
   uint32_t host_slot = 0;  // the host's own number for this flow

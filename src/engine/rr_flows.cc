@@ -1050,6 +1050,10 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     break;
   }
   if (draining_) {
+    // Every request the client sent is in (and answered): nothing is left
+    // to wait for.
+    if (counters.datagrams_recv.get() >= expected_.load(std::memory_order_relaxed))
+      return finished();
     now = Clock::now();
     auto quiet = std::chrono::milliseconds(50);
     if (now - last_rx_ >= quiet || now - drain_start_ >= std::chrono::seconds(1)) return finished();

@@ -240,6 +240,9 @@ class UdpRrServerFlow final : public Flow {
   // netperf's end-of-test mark: a zero-length datagram ends the flow
   // unanswered. Off by default: an empty request is then answered.
   bool end_on_empty = false;
+  void expect_datagrams(uint64_t n) noexcept override {
+    expected_.store(n, std::memory_order_relaxed);
+  }
 
  private:
   net::Fd fd_;
@@ -247,6 +250,7 @@ class UdpRrServerFlow final : public Flow {
   uint32_t req_, resp_;
   Clock::time_point last_rx_{}, drain_start_{};
   bool draining_ = false;
+  std::atomic<uint64_t> expected_{UINT64_MAX};  // requests the client sent; MAX: unknown
 };
 
 }  // namespace flowperf::engine

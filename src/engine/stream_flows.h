@@ -5,7 +5,8 @@
 // TCP sender:   SEND* ──(phase ≠ run or quota met)──► shutdown(WR) ─► wait EOF ─► done
 // TCP receiver: RECV* ──(EOF)──► shutdown(WR) ─► done
 // UDP sender:   SEND* (paced when a rate is set) ──(phase ≠ run or quota met)──► done
-// UDP receiver: RECV* ──(phase = drain)──► RECV until 50 ms of silence ─► done
+// UDP receiver: RECV* ──(phase = drain)──► RECV until all the sender sent is in
+//               (when told: Flow::expect_datagrams) or 50 ms of silence ─► done
 //
 // UDP batching (--batch N, --gso, --gro) changes how many datagrams one system call
 // moves, never what is counted: every datagram carries its own sequence
@@ -109,6 +110,9 @@ class UdpRecvFlow final : public Flow {
   // Drain ends after this much silence once the sender has stopped.
   static constexpr std::chrono::milliseconds kQuiet{50};
   static constexpr std::chrono::milliseconds kMaxDrain{1000};
+  void expect_datagrams(uint64_t n) noexcept override {
+    expected_.store(n, std::memory_order_relaxed);
+  }
 
  private:
   // Reads what is queued, one call; the number of messages, 0 when none,
@@ -128,6 +132,7 @@ class UdpRecvFlow final : public Flow {
   Clock::time_point last_rx_{};
   Clock::time_point drain_start_{};
   bool draining_ = false;
+  std::atomic<uint64_t> expected_{UINT64_MAX};  // datagrams the sender sent; MAX: unknown
 };
 
 }  // namespace flowperf::engine

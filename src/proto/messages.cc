@@ -411,7 +411,9 @@ void encode_into(std::string& out, const Message& m) {
           [](const Start&) -> json { return json::object(); },
           [](const Started&) -> json { return json::object(); },
           [](const Stop& s) -> json {
-            return s.abort ? json{{"abort", true}, {"at_s", s.at_s}} : json::object();
+            json o = s.abort ? json{{"abort", true}, {"at_s", s.at_s}} : json::object();
+            if (!s.sent.empty()) o["sent"] = s.sent;
+            return o;
           },
           [](const Quit&) -> json { return json::object(); },
           [](const Results& r) -> json {
@@ -475,7 +477,8 @@ Message decode(std::string_view body) {
   if (type == "start") return Start{};
   if (type == "started") return Started{};
   if (type == "stop")
-    return Stop{field_or<bool>(j, "abort", false), field_or<double>(j, "at_s", 0.0)};
+    return Stop{field_or<bool>(j, "abort", false), field_or<double>(j, "at_s", 0.0),
+                field_or<std::vector<uint64_t>>(j, "sent", {})};
   if (type == "quit") return Quit{};
   if (type == "results") return Results{side_from_json(member(j, "side"), &flows)};
   if (type == "error")

@@ -63,9 +63,13 @@ struct Started {};
 // Ends the test. `abort`: the client gave up draining (its data path
 // stalled), so the server should not wait for in-flight data either, and
 // counts its flows' time up to `at_s` seconds after its start.
+// `sent` (UDP tests): per stream, the datagrams the client's flow sent (that
+// its kernel accepted). A server flow that has received them all ends its
+// drain at once instead of waiting for a quiet spell; empty: unknown.
 struct Stop {
   bool abort = false;
   double at_s = 0;
+  std::vector<uint64_t> sent = {};
 };
 // Sent instead of Setup: asks the server to exit (qperf's `quit`). Servers
 // refuse it unless started with remote quit allowed.

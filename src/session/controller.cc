@@ -239,9 +239,17 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
     if (!stalled.empty()) side.set_phase(engine::Phase::kAbort);
     meter.finish(measured);
     if (!stalled.empty()) cap = drain_from;
-    if (!server_sends)
-      control.send(
-          proto::Stop{!stalled.empty(), std::chrono::duration<double>(drain_from - t0).count()});
+    if (!server_sends) {
+      proto::Stop stop{!stalled.empty(), std::chrono::duration<double>(drain_from - t0).count()};
+      // UDP: what each flow sent, so that the server's flows stop draining
+      // once it is all in rather than after a quiet spell.
+      if (spec.test == spec::TestKind::kUdpStream || spec.test == spec::TestKind::kUdpRr) {
+        stop.sent.assign(side.flows().size(), 0);
+        for (const auto& f : side.flows())
+          if (f->index < stop.sent.size()) stop.sent[f->index] = f->counters.datagrams_sent.get();
+      }
+      control.send(stop);
+    }
     if (!stalled.empty() && !result.interrupted) result.error = stalled;
     side.join();
     if (!result.interrupted)

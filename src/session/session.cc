@@ -177,6 +177,7 @@ class Session {
     const auto limit = after(cfg_.max_duration_s + 30);
     const char* outcome = nullptr;
     bool client_aborted = false;
+    std::vector<uint64_t> expected;  // UDP: datagrams each client flow sent
     Clock::time_point cap = Clock::time_point::max();
     for (;;) {
       if (ctx_.stopping->load()) {
@@ -196,6 +197,7 @@ class Session {
       }
       if (auto* stop = std::get_if<proto::Stop>(&m)) {
         client_aborted = stop->abort;
+        expected = std::move(stop->sent);
         if (client_aborted && std::isfinite(stop->at_s) && stop->at_s > 0)
           cap = side.start_time() + std::chrono::duration_cast<Clock::duration>(
                                         std::chrono::duration<double>(stop->at_s));
@@ -213,6 +215,9 @@ class Session {
     if (client_aborted) {
       side.set_phase(engine::Phase::kAbort);
     } else {
+      if (expected.size() == side.flows().size())  // else: not known, or not for this test
+        for (const auto& f : side.flows())
+          if (f->index < expected.size()) f->expect_datagrams(expected[f->index]);
       side.set_phase(engine::Phase::kDrain);
       if (!side.wait_finished(after(10))) side.set_phase(engine::Phase::kAbort);
     }

@@ -161,6 +161,15 @@ TEST(Messages, StopCarriesAnAbortAndWhenTheClientsTestEnded) {
   Stop from_json = std::get<Stop>(decode(R"({"type":"stop","abort":true})"));
   EXPECT_TRUE(from_json.abort);
   EXPECT_EQ(from_json.at_s, 0.0);
+  EXPECT_TRUE(from_json.sent.empty());  // an older client: counts unknown
+}
+
+TEST(Messages, StopCarriesWhatEachUdpFlowSent) {
+  Stop s = std::get<Stop>(decode(encode(Stop{false, 0, {12, 0, 7}})));
+  EXPECT_FALSE(s.abort);
+  EXPECT_EQ(s.sent, (std::vector<uint64_t>{12, 0, 7}));
+  EXPECT_EQ(json::parse(encode(Stop{false, 0, {3}})).at("sent"), json::array({3}));
+  EXPECT_THROW(decode(R"({"type":"stop","sent":"many"})"), ProtocolError);
 }
 
 TEST(Messages, ErrorRoundTrip) {
