@@ -7,6 +7,8 @@
 
 #include <cstring>
 
+#include "net/data_calls.h"
+
 namespace flowperf::engine {
 
 namespace {
@@ -17,11 +19,13 @@ void Flow::apply_mode(int fd, bool blocking) noexcept {
   if (fd < 0) return;
   int flags = ::fcntl(fd, F_GETFL);
   if (flags >= 0) ::fcntl(fd, F_SETFL, blocking ? (flags & ~O_NONBLOCK) : (flags | O_NONBLOCK));
-  if (blocking) {
-    timeval tv{0, kBlockingWakeUs};
-    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-  }
+  if (blocking) set_wake_timeouts(fd);
+}
+
+void Flow::set_wake_timeouts(int fd) noexcept {
+  timeval tv{0, kBlockingWakeUs};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
 void Flow::set_mode(bool blocking) noexcept {
@@ -43,7 +47,7 @@ Wait Flow::fail(const char* what, int err) noexcept {
 void Flow::close_fd(int& fd) noexcept {
   if (fd < 0) return;
   if (host) host->forget_fd(this, fd);
-  ::close(fd);
+  net::data::close(fd);
   fd = -1;
 }
 

@@ -130,6 +130,8 @@ class Flow {
   void close_fd(int& fd) noexcept;
   // Blocking-mode sockets wake up this often so that phase changes are seen.
   static void apply_mode(int fd, bool blocking) noexcept;
+  // The wake-up timeouts alone, for a socket created blocking.
+  static void set_wake_timeouts(int fd) noexcept;
   bool blocking_ = false;
 };
 

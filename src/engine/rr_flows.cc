@@ -407,7 +407,10 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     switch (state_) {
       case State::kIdle: {
         if (load(phase) != Phase::kRun || (quota_ && done_ >= quota_)) return finished();
-        t0_ = Clock::now();
+        // Straight after a transaction, its end is this one's start (one
+        // clock read per transaction).
+        t0_ = chained_ ? t0_ : Clock::now();
+        chained_ = false;
         fd_ = ::socket(server_.family(),
                        SOCK_STREAM | SOCK_CLOEXEC | (blocking_ ? 0 : SOCK_NONBLOCK), 0);
         if (fd_ < 0) return fail("socket() failed", errno);
@@ -423,9 +426,9 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
             return fail("cannot bind the data socket to its source address", err);
           }
         }
-        if (blocking_) apply_mode(fd_, true);
+        if (blocking_) set_wake_timeouts(fd_);  // created blocking: only the timeouts
         counters.connects.add(1);
-        if (::connect(fd_, server_.sa(), server_.len) == 0) {
+        if (net::data::connect(fd_, server_.sa(), server_.len) == 0) {
           state_ = after_connect();
           continue;
         }
@@ -495,6 +498,8 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
           Clock::time_point t = Clock::now();
           record(histogram, t0_, t);
           now = t;
+          t0_ = t;
+          chained_ = true;
           ++done_;
           counters.transactions.add(1);
           state_ = State::kIdle;
@@ -537,7 +542,7 @@ CrrServerFlow::~CrrServerFlow() {
 }
 
 void CrrServerFlow::close_conn(Conn* c) noexcept {
-  ::close(c->fd);  // also leaves our epoll set
+  net::data::close(c->fd);  // also leaves our epoll set
   c->fd = -1;
   c->next_free = free_;
   free_ = c;
@@ -546,7 +551,7 @@ void CrrServerFlow::close_conn(Conn* c) noexcept {
 
 void CrrServerFlow::accept_all() noexcept {
   for (;;) {
-    int fd = ::accept4(listener_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int fd = net::data::accept4(listener_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) return;  // EAGAIN, or a transient error (ECONNABORTED, EMFILE): try later
     if (!free_) {
       try {
@@ -641,7 +646,7 @@ Wait CrrServerFlow::step_blocking(PhaseRef phase) noexcept {
       pollfd pending{listener_, POLLIN, 0};
       if (::poll(&pending, 1, 0) <= 0) return finished();
     }
-    const int fd = ::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
+    const int fd = net::data::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;  // the wake-up timeout, or a transient error: look again
     if (opts_.nodelay) {
       int one = 1;
@@ -676,7 +681,7 @@ Wait CrrServerFlow::step_blocking(PhaseRef phase) noexcept {
       counters.transactions.add(1);
       counters.connects.add(1);
     }
-    ::close(fd);  // we close first: TIME_WAIT lands here, not on the client
+    net::data::close(fd);  // we close first: TIME_WAIT lands here, not on the client
   }
 }
 

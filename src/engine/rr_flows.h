@@ -130,6 +130,7 @@ class CrrClientFlow final : public Flow {
   State state_ = State::kIdle;
   uint32_t off_ = 0;
   Clock::time_point t0_{};
+  bool chained_ = false;  // t0_ holds the last transaction's end: the next starts then
 };
 
 // Serves TCP_CRR connections arriving on a listener. It keeps its own epoll

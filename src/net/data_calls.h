@@ -77,6 +77,14 @@ inline ssize_t recvfrom(int fd, void* buf, size_t len, int flags, sockaddr* from
                         socklen_t* fromlen) noexcept {
   return call(SYS_recvfrom, fd, buf, len, flags, from, fromlen);
 }
+// TCP_CRR and TCP_CC open and close a connection per transaction.
+inline int connect(int fd, const sockaddr* to, socklen_t len) noexcept {
+  return static_cast<int>(call(SYS_connect, fd, to, len));
+}
+inline int accept4(int fd, sockaddr* from, socklen_t* len, int flags) noexcept {
+  return static_cast<int>(call(SYS_accept4, fd, from, len, flags));
+}
+inline int close(int fd) noexcept { return static_cast<int>(call(SYS_close, fd)); }
 inline ssize_t sendmsg(int fd, const msghdr* m, int flags) noexcept {
   return call(SYS_sendmsg, fd, m, flags);
 }
