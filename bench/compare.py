@@ -38,7 +38,6 @@ import re
 import resource
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -48,6 +47,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import instructions  # noqa: E402  (bench/instructions.py)
+from common import FLOWPERF_ARGS, NETPERF_ARGS, free_port, wait_listening  # noqa: E402
 TICK = os.sysconf("SC_CLK_TCK")
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
@@ -67,12 +67,6 @@ WORKLOADS = {
     "tcp_rr_p10000": ("rr", "trans/s", "TCP_RR 1 byte, 10,000 flows on 2 threads per side"),
 }
 DEFAULT_WORKLOADS = list(WORKLOADS)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def proc_times(pid):
@@ -156,19 +150,6 @@ def vm_hwm_kib(pid):
 
 def spawn_server(argv):
     return subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def wait_listening(port, tcp=True, limit=5.0):
-    """Waits until something listens on 127.0.0.1:port (TCP only)."""
-    if not tcp:
-        time.sleep(0.3)
-        return
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
 
 
 class Tool:
@@ -261,18 +242,7 @@ class Flowperf(Tool):
             return None
         if self.mode and w in ("tcp_rr_p2", "tcp_rr_p10000"):
             return None
-        args = {
-            "tcp_stream_16k": ["-t", "TCP_STREAM", "-m", "16K"],
-            "tcp_stream_128k": ["-t", "TCP_STREAM", "-m", "128K"],
-            "tcp_rr_1": ["-t", "TCP_RR", "-r", "1,1"],
-            "tcp_rr_64": ["-t", "TCP_RR", "-r", "64,64"],
-            "udp_rr_1": ["-t", "UDP_RR", "-r", "1,1"],
-            "udp_rr_64": ["-t", "UDP_RR", "-r", "64,64"],
-            "tcp_crr": ["-t", "TCP_CRR"],
-            "udp_stream_64": ["-t", "UDP_STREAM", "-m", "64"],
-            "tcp_rr_p2": ["-t", "TCP_RR", "-P", "2", "--threads", "2"],
-            "tcp_rr_p10000": ["-t", "TCP_RR", "-P", "10000", "--threads", "2"],
-        }[w]
+        args = FLOWPERF_ARGS[w]
         return [self.bin, "-H", "127.0.0.1", "-p", str(self.port), "-l", str(seconds),
                 "--json"] + args + self.mode
 
@@ -304,16 +274,7 @@ class Netperf(Tool):
                 "-l", str(seconds), "-P", "0"]
         sel = ["-k", "THROUGHPUT,ELAPSED_TIME,LOCAL_BYTES_SENT,REMOTE_BYTES_RECVD,"
                      "REMOTE_RECV_CALLS,TRANSACTION_RATE"]
-        args = {
-            "tcp_stream_16k": ["-t", "TCP_STREAM", "--", "-m", "16K"],
-            "tcp_stream_128k": ["-t", "TCP_STREAM", "--", "-m", "128K"],
-            "tcp_rr_1": ["-t", "TCP_RR", "--", "-r", "1,1"],
-            "tcp_rr_64": ["-t", "TCP_RR", "--", "-r", "64,64"],
-            "udp_rr_1": ["-t", "UDP_RR", "--", "-r", "1,1"],
-            "udp_rr_64": ["-t", "UDP_RR", "--", "-r", "64,64"],
-            "tcp_crr": ["-t", "TCP_CRR", "--", "-r", "1,1"],
-            "udp_stream_64": ["-t", "UDP_STREAM", "--", "-m", "64"],
-        }.get(w)
+        args = NETPERF_ARGS.get(w)
         return base + args + sel if args else None
 
     def parse(self, w, out):
@@ -584,9 +545,10 @@ def report(args, tools, runs, failures, startup, load0, load1, mem=None, instr=N
                f"within a workload (they ran interleaved), not across runs or machines. CPU columns are user-space seconds (`ru_utime` of the client, "
                f"`/proc/PID/stat` utime of the server) per GB moved or per million "
                f"transactions, all rounds pooled; the kernel's share, usually the larger, "
-               f"is not in them. The kernel charges user time in {1000 / TICK:g} ms ticks, "
-               f"of which an RR run earns only a few: the instruction counts further down "
-               f"are the exact measure of the tools' own work.")
+               f"is not in them. The kernel splits a process's CPU time into user and system "
+               f"by sampling at its scheduler tick (every 1-10 ms, by its HZ), and an RR run "
+               f"earns only a few user-mode samples: the instruction counts further down are "
+               f"the exact measure of the tools' own work.")
     out.append("")
     out.append("| workload | tool | median | range | unit | client user CPU | server user CPU | "
                "client peak RSS | runs |")

@@ -2,9 +2,10 @@
 """User-space instructions per unit of work, counted by valgrind's callgrind.
 
 At a few tens of thousands of transactions per second a tool spends a few
-hundred nanoseconds per transaction in user space, and the kernel charges
-user time by sampling its 4 ms tick (CONFIG_TICK_CPU_ACCOUNTING): a 3-second
-TCP_RR run earns the client only a handful of user-mode ticks, so the user
+hundred nanoseconds per transaction in user space, and the kernel splits CPU
+time into user and system by sampling at its scheduler tick (every 4 ms at
+HZ=250; CONFIG_TICK_CPU_ACCOUNTING): a 3-second TCP_RR run earns the client
+only a handful of user-mode samples, so the user
 CPU columns of compare.py are too coarse to compare tools whose user-space
 work per transaction is that small. This counts instead. Each side (client
 or server) runs under callgrind once with a short and once with a long run
@@ -27,13 +28,14 @@ import glob
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from common import FLOWPERF_ARGS, NETPERF_ARGS, free_port, wait_listening  # noqa: E402
 
 # workload: (unit, per, short count, long count). Counts are transactions,
 # or bytes for streams; `per` is what one reported figure is per.
@@ -44,38 +46,6 @@ WORKLOADS = {
     "tcp_stream_16k": ("MB", 1e6, 200_000_000, 1_000_000_000),
     "tcp_stream_128k": ("MB", 1e6, 200_000_000, 1_000_000_000),
 }
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def listening(port):
-    """Whether a TCP socket listens on `port`, from /proc/net/tcp: probing with
-    a connection would be a client to the server (iperf3 under valgrind takes
-    a probe's close as a failed test and drops the next client)."""
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            with open(table) as f:
-                next(f)
-                for line in f:
-                    fields = line.split()
-                    if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                        return True
-        except OSError:
-            pass
-    return False
-
-
-def wait_listening(port, limit=30.0):
-    end = time.monotonic() + limit
-    while time.monotonic() < end:
-        if listening(port):
-            return
-        time.sleep(0.1)
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {limit:g} s")
 
 
 def callgrind(outfile):
@@ -107,14 +77,7 @@ class Flowperf:
         return [self.bin, "server", "-q", "-p", str(port), "-B", "127.0.0.1"]
 
     def client(self, port, w, count):
-        args = {
-            "tcp_rr_1": ["-t", "TCP_RR", "-r", "1,1"],
-            "udp_rr_1": ["-t", "UDP_RR", "-r", "1,1"],
-            "tcp_crr": ["-t", "TCP_CRR"],
-            "tcp_stream_16k": ["-t", "TCP_STREAM", "-m", "16K"],
-            "tcp_stream_128k": ["-t", "TCP_STREAM", "-m", "128K"],
-        }[w]
-        return [self.bin, "-H", "127.0.0.1", "-p", str(port), "-n", str(count)] + args
+        return [self.bin, "-H", "127.0.0.1", "-p", str(port), "-n", str(count)] + FLOWPERF_ARGS[w]
 
 
 class Netperf:
@@ -128,15 +91,8 @@ class Netperf:
 
     def client(self, port, w, count):
         # A negative -l is a count: transactions for RR tests, bytes for streams.
-        args = {
-            "tcp_rr_1": ["-t", "TCP_RR", "--", "-r", "1,1"],
-            "udp_rr_1": ["-t", "UDP_RR", "--", "-r", "1,1"],
-            "tcp_crr": ["-t", "TCP_CRR", "--", "-r", "1,1"],
-            "tcp_stream_16k": ["-t", "TCP_STREAM", "--", "-m", "16K"],
-            "tcp_stream_128k": ["-t", "TCP_STREAM", "--", "-m", "128K"],
-        }[w]
         return ([os.path.join(self.dir, "netperf"), "-H", "127.0.0.1", "-p", str(port),
-                 "-l", str(-count), "-P", "0"] + args)
+                 "-l", str(-count), "-P", "0"] + NETPERF_ARGS[w])
 
 
 class Iperf3:
@@ -175,7 +131,8 @@ def count_side(tool, w, side, count, workdir):
         client_cmd = callgrind(pattern + ".%p") + client_cmd
     server = subprocess.Popen(server_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        wait_listening(port)
+        if not wait_listening(port, limit=30):  # valgrind starts slowly
+            raise RuntimeError(f"{' '.join(server_cmd)}: not listening on port {port} after 30 s")
         done = subprocess.run(client_cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True, timeout=600)
         if done.returncode != 0:

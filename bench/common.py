@@ -1,0 +1,65 @@
+"""What bench/compare.py and bench/instructions.py share: free ports, waiting
+for a server to listen, and each tool's arguments per workload."""
+
+import socket
+import time
+
+# flowperf's native test arguments per workload.
+FLOWPERF_ARGS = {
+    "tcp_stream_16k": ["-t", "TCP_STREAM", "-m", "16K"],
+    "tcp_stream_128k": ["-t", "TCP_STREAM", "-m", "128K"],
+    "tcp_rr_1": ["-t", "TCP_RR", "-r", "1,1"],
+    "tcp_rr_64": ["-t", "TCP_RR", "-r", "64,64"],
+    "udp_rr_1": ["-t", "UDP_RR", "-r", "1,1"],
+    "udp_rr_64": ["-t", "UDP_RR", "-r", "64,64"],
+    "tcp_crr": ["-t", "TCP_CRR"],
+    "udp_stream_64": ["-t", "UDP_STREAM", "-m", "64"],
+    "tcp_rr_p2": ["-t", "TCP_RR", "-P", "2", "--threads", "2"],
+    "tcp_rr_p10000": ["-t", "TCP_RR", "-P", "10000", "--threads", "2"],
+}
+
+# netperf's test and test-specific arguments per workload (after -H, -p, -l).
+NETPERF_ARGS = {
+    "tcp_stream_16k": ["-t", "TCP_STREAM", "--", "-m", "16K"],
+    "tcp_stream_128k": ["-t", "TCP_STREAM", "--", "-m", "128K"],
+    "tcp_rr_1": ["-t", "TCP_RR", "--", "-r", "1,1"],
+    "tcp_rr_64": ["-t", "TCP_RR", "--", "-r", "64,64"],
+    "udp_rr_1": ["-t", "UDP_RR", "--", "-r", "1,1"],
+    "udp_rr_64": ["-t", "UDP_RR", "--", "-r", "64,64"],
+    "tcp_crr": ["-t", "TCP_CRR", "--", "-r", "1,1"],
+    "udp_stream_64": ["-t", "UDP_STREAM", "--", "-m", "64"],
+}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def listening(port):
+    """Whether a TCP socket listens on `port`, from /proc/net/tcp: probing with
+    a connection would be a client to the server (iperf3 takes a probe's
+    close as a failed test, and under valgrind then drops the next client)."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            with open(table) as f:
+                next(f)
+                for line in f:
+                    fields = line.split()
+                    if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                        return True
+        except OSError:
+            pass
+    return False
+
+
+def wait_listening(port, limit=5.0):
+    """Waits until something listens on TCP port `port`, at most `limit`
+    seconds; whether it does."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if listening(port):
+            return True
+        time.sleep(0.05)
+    return False
