@@ -1,6 +1,8 @@
 """What bench/compare.py and bench/instructions.py share: free ports, waiting
 for a server to listen, and each tool's arguments per workload."""
 
+import os
+import shutil
 import socket
 import time
 
@@ -29,6 +31,30 @@ NETPERF_ARGS = {
     "tcp_crr": ["-t", "TCP_CRR", "--", "-r", "1,1"],
     "udp_stream_64": ["-t", "UDP_STREAM", "--", "-m", "64"],
 }
+
+
+# neper (github.com/google/neper): its program and arguments per workload.
+NEPER_ARGS = {
+    "tcp_stream_16k": ("tcp_stream", ["-B", "16384"]),
+    "tcp_stream_128k": ("tcp_stream", ["-B", "131072"]),
+    "tcp_rr_1": ("tcp_rr", ["-Q", "1", "-R", "1"]),
+    "tcp_rr_64": ("tcp_rr", ["-Q", "64", "-R", "64"]),
+    "udp_rr_1": ("udp_rr", ["-Q", "1", "-R", "1"]),
+    "udp_rr_64": ("udp_rr", ["-Q", "64", "-R", "64"]),
+    "tcp_crr": ("tcp_crr", ["-Q", "1", "-R", "1"]),
+}
+
+
+def find_neper(directory=None):
+    """The directory holding neper's tcp_rr, tcp_stream, tcp_crr and udp_rr
+    (`directory`, else where tcp_rr is on PATH), or None."""
+    if directory is None:
+        found = shutil.which("tcp_rr")
+        directory = os.path.dirname(found) if found else None
+    if directory and all(os.access(os.path.join(directory, b), os.X_OK)
+                         for b in ("tcp_rr", "tcp_stream", "tcp_crr", "udp_rr")):
+        return directory
+    return None
 
 
 def free_port():

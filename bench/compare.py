@@ -20,7 +20,8 @@ per transaction or per MB that callgrind counts (bench/instructions.py),
 exact where the kernel's tick-sampled user time is not. It is printed, and written into README.md between
 <!-- bench:begin --> and <!-- bench:end --> (--no-readme to skip).
 
-Peers: netperf/netserver (--netperf-dir, default: on PATH), iperf3,
+Peers: netperf/netserver (--netperf-dir, default: on PATH), neper
+(--neper-dir, default: where tcp_rr is on PATH), iperf3,
 qperf, sockperf (ping-pong, 64-byte rows: its messages are at least 14
 bytes) and iperf (2.x, TCP streams), each when installed. Only 127.0.0.1
 is ever used.
@@ -47,7 +48,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import instructions  # noqa: E402  (bench/instructions.py)
-from common import FLOWPERF_ARGS, NETPERF_ARGS, free_port, wait_listening  # noqa: E402
+from common import (FLOWPERF_ARGS, NEPER_ARGS, NETPERF_ARGS, find_neper, free_port,  # noqa: E402
+                    wait_listening)
 TICK = os.sysconf("SC_CLK_TCK")
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
@@ -370,6 +372,64 @@ class Qperf(Tool):
         return rate, int(rate * seconds)
 
 
+class Neper(Tool):
+    """neper's tcp_stream, tcp_rr, tcp_crr and udp_rr. Its server serves one
+    test and exits, so each run starts its own, and the server's CPU comes
+    from wait4 when it has exited."""
+
+    name = "neper"
+
+    def __init__(self, directory):
+        super().__init__()
+        self.dir = directory
+        self.ports = (0, 0)  # control, data
+
+    def command(self, w, seconds):
+        if w not in NEPER_ARGS:
+            return None
+        prog, args = NEPER_ARGS[w]
+        return [os.path.join(self.dir, prog), "-c", "-H", "127.0.0.1", "-C", str(self.ports[0]),
+                "-P", str(self.ports[1]), "-l", str(max(1, round(seconds)))] + args
+
+    def run(self, w, seconds):
+        prog, args = NEPER_ARGS[w]
+        self.ports = (free_port(), free_port())
+        server = subprocess.Popen(
+            [os.path.join(self.dir, prog), "-C", str(self.ports[0]), "-P", str(self.ports[1]),
+             "-l", str(max(1, round(seconds)))] + args,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        ru = None
+        try:
+            if not wait_listening(self.ports[0]):
+                raise RuntimeError(f"neper {prog}: its server did not listen")
+            self.servers = {"tcp": server}
+            r = super().run(w, seconds)
+            end = time.monotonic() + 10
+            while ru is None and time.monotonic() < end:
+                pid, _, usage = os.wait4(server.pid, os.WNOHANG)
+                if pid == server.pid:
+                    ru = usage
+                    server.returncode = 0  # reaped here
+                else:
+                    time.sleep(0.02)
+        finally:
+            self.servers = {}
+            if ru is None:
+                terminate(server)
+        if ru is None:
+            raise RuntimeError(f"neper {prog}: its server did not exit after its test")
+        r["server_user_s"], r["server_sys_s"] = ru.ru_utime, ru.ru_stime
+        return r
+
+    def parse(self, w, out):
+        kv = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+        if WORKLOADS[w][0] == "stream":
+            # The client's remote_throughput: what the server read, bits/s.
+            bps = float(kv["remote_throughput"])
+            return bps / 1e9, int(bps * float(kv.get("test_length", 1)) / 8)
+        return float(kv["throughput"]), int(kv["num_transactions"])
+
+
 class Sockperf(Tool):
     """sockperf ping-pong: one message in flight, as in TCP_RR/UDP_RR."""
 
@@ -657,6 +717,9 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--flowperf", default=os.path.join(HERE, "..", "build", "flowperf"))
     ap.add_argument("--netperf-dir", default=None, help="directory with netperf and netserver")
+    ap.add_argument("--neper-dir", default=None,
+                    help="directory with neper's tcp_rr, tcp_stream, tcp_crr, udp_rr "
+                         "(default: where tcp_rr is on PATH)")
     ap.add_argument("--pairs", type=int, default=5, help="interleaved rounds per workload (>= 5)")
     ap.add_argument("--seconds", type=float, default=3)
     ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS))
@@ -693,6 +756,11 @@ def main():
         tools.append(Netperf(npdir))
     else:
         npdir = None
+    neper_dir = find_neper(args.neper_dir)
+    if args.neper_dir and not neper_dir:
+        ap.error(f"--neper-dir {args.neper_dir}: no tcp_rr, tcp_stream, tcp_crr and udp_rr there")
+    if neper_dir:
+        tools.append(Neper(neper_dir))
     for binary, cls in (("iperf3", Iperf3), ("qperf", Qperf), ("sockperf", Sockperf), ("iperf", Iperf2)):
         if shutil.which(binary):
             tools.append(cls())
@@ -724,7 +792,7 @@ def main():
     instr = None
     if args.instructions == "yes" or (args.instructions == "auto" and shutil.which("valgrind")):
         iw = [w for w in instructions.WORKLOADS if w in args.workloads]
-        itools = instructions.tools_for(fp, npdir)
+        itools = instructions.tools_for(fp, npdir, neper_dir)
         instr = {"results": instructions.measure(itools, iw), "tools": itools, "workloads": iw}
     load1 = os.getloadavg()
 

@@ -17,8 +17,9 @@ counted (valgrind makes a system call instead), which only flatters a tool
 that reads the clock per transaction, as flowperf does and netperf without
 histograms does not.
 
-Tools: flowperf (its own server) and netperf/netserver (--netperf-dir, or
-on PATH); iperf3 for the TCP streams. Only 127.0.0.1 is used.
+Tools: flowperf (its own server), netperf/netserver (--netperf-dir, or on
+PATH), neper's RR programs (--neper-dir, or on PATH), and iperf3 for the
+TCP streams. Only 127.0.0.1 is used.
 
     python3 bench/instructions.py --flowperf build/flowperf --netperf-dir DIR
 """
@@ -35,7 +36,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import FLOWPERF_ARGS, NETPERF_ARGS, free_port, wait_listening  # noqa: E402
+from common import (FLOWPERF_ARGS, NEPER_ARGS, NETPERF_ARGS, find_neper, free_port,  # noqa: E402
+                    wait_listening)
 
 # workload: (unit, per, short count, long count). Counts are transactions,
 # or bytes for streams; `per` is what one reported figure is per.
@@ -73,7 +75,7 @@ class Flowperf:
     def __init__(self, binary):
         self.bin = binary
 
-    def server(self, port):
+    def server(self, port, w, count):
         return [self.bin, "server", "-q", "-p", str(port), "-B", "127.0.0.1"]
 
     def client(self, port, w, count):
@@ -86,7 +88,7 @@ class Netperf:
     def __init__(self, directory):
         self.dir = directory
 
-    def server(self, port):
+    def server(self, port, w, count):
         return [os.path.join(self.dir, "netserver"), "-D", "-p", str(port), "-L", "127.0.0.1"]
 
     def client(self, port, w, count):
@@ -98,7 +100,7 @@ class Netperf:
 class Iperf3:
     name = "iperf3"
 
-    def server(self, port):
+    def server(self, port, w, count):
         return ["iperf3", "-s", "-B", "127.0.0.1", "-p", str(port)]
 
     def client(self, port, w, count):
@@ -106,6 +108,30 @@ class Iperf3:
         if size is None:
             return None
         return ["iperf3", "-c", "127.0.0.1", "-p", str(port), "-n", str(count), "-l", size]
+
+
+class Neper:
+    """neper's RR programs; a negative -l is a count of transactions. Its
+    server serves one test and exits."""
+
+    name = "neper"
+
+    def __init__(self, directory):
+        self.dir = directory
+        self.data_port = 0
+
+    def server(self, port, w, count):
+        prog, args = NEPER_ARGS[w]
+        self.data_port = free_port()
+        return [os.path.join(self.dir, prog), "-C", str(port), "-P", str(self.data_port),
+                "-l", str(-count)] + args
+
+    def client(self, port, w, count):
+        if w not in NEPER_ARGS or WORKLOADS[w][0] != "transaction":
+            return None  # its streams run for a time, not a byte count
+        prog, args = NEPER_ARGS[w]
+        return [os.path.join(self.dir, prog), "-c", "-H", "127.0.0.1", "-C", str(port),
+                "-P", str(self.data_port), "-l", str(-count)] + args
 
 
 def stop(proc):
@@ -123,7 +149,7 @@ def count_side(tool, w, side, count, workdir):
     """Instructions counted on `side` (client or server) for one run of `count` units."""
     port = free_port()
     pattern = os.path.join(workdir, f"{tool.name}-{w}-{side}-{count}")
-    server_cmd = tool.server(port)
+    server_cmd = tool.server(port, w, count)
     client_cmd = tool.client(port, w, count)
     if side == "server":
         server_cmd = callgrind(pattern + ".%p") + server_cmd
@@ -199,12 +225,14 @@ def report(results, tools, workloads):
     return lines
 
 
-def tools_for(flowperf, netperf_dir):
+def tools_for(flowperf, netperf_dir, neper_dir=None):
     tools = [Flowperf(flowperf)]
     npdir = netperf_dir or (os.path.dirname(shutil.which("netperf"))
                             if shutil.which("netperf") else None)
     if npdir and os.path.exists(os.path.join(npdir, "netserver")):
         tools.append(Netperf(npdir))
+    if find_neper(neper_dir):
+        tools.append(Neper(find_neper(neper_dir)))
     if shutil.which("iperf3"):
         tools.append(Iperf3())
     return tools
@@ -215,6 +243,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--flowperf", default=os.path.join(HERE, "..", "build", "flowperf"))
     ap.add_argument("--netperf-dir", default=None, help="directory with netperf and netserver")
+    ap.add_argument("--neper-dir", default=None,
+                    help="directory with neper's tcp_rr, tcp_crr, udp_rr (default: on PATH)")
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     args = ap.parse_args()
     if not shutil.which("valgrind"):
@@ -223,7 +253,7 @@ def main():
     for w in workloads:
         if w not in WORKLOADS:
             ap.error(f"unknown workload {w}; known: {', '.join(WORKLOADS)}")
-    tools = tools_for(os.path.abspath(args.flowperf), args.netperf_dir)
+    tools = tools_for(os.path.abspath(args.flowperf), args.netperf_dir, args.neper_dir)
     results = measure(tools, workloads)
     print("\n".join(report(results, tools, workloads)))
 
