@@ -743,19 +743,19 @@ UdpRrClientFlow::UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64
 void UdpRrClientFlow::on_rtt(int64_t rtt_ns) noexcept {
   // TCP's estimator (RFC 6298) in fixed point, as the kernel keeps it:
   // srtt8_ is 8 x the smoothed round trip, rttvar4_ 4 x its mean deviation,
-  // so the 1/8 and 1/4 gains are shifts.
+  // so the 1/8 and 1/4 gains are shifts (both stay positive).
   const int64_t r = std::max<int64_t>(rtt_ns, 1);
   if (srtt8_ == 0) {
     srtt8_ = 8 * r;
     rttvar4_ = 2 * r;  // deviation r / 2
   } else {
-    const int64_t err = r - srtt8_ / 8;
+    const int64_t err = r - (srtt8_ >> 3);
     srtt8_ += err;
-    rttvar4_ += (err < 0 ? -err : err) - rttvar4_ / 4;
+    rttvar4_ += (err < 0 ? -err : err) - (rttvar4_ >> 2);
   }
   // The timeout follows each round trip (the larger of srtt + 4 x rttvar
   // and 2 x srtt), here rather than at every request.
-  const auto t = std::chrono::nanoseconds(std::max(srtt8_ / 8 + rttvar4_, srtt8_ / 4));
+  const auto t = std::chrono::nanoseconds(std::max((srtt8_ >> 3) + rttvar4_, srtt8_ >> 2));
   timeout_ = std::clamp<std::chrono::nanoseconds>(t, min_timeout_, std::chrono::seconds(2));
 }
 
