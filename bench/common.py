@@ -34,6 +34,9 @@ NETPERF_ARGS = {
 
 
 # neper (github.com/google/neper): its program and arguments per workload.
+# Every neper command also takes NEPER_QUIET: by default each process writes
+# a log file into its working directory.
+NEPER_QUIET = ["--nolog"]
 NEPER_ARGS = {
     "tcp_stream_16k": ("tcp_stream", ["-B", "16384"]),
     "tcp_stream_128k": ("tcp_stream", ["-B", "131072"]),

@@ -48,8 +48,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import instructions  # noqa: E402  (bench/instructions.py)
-from common import (FLOWPERF_ARGS, NEPER_ARGS, NETPERF_ARGS, find_neper, free_port,  # noqa: E402
-                    wait_listening)
+from common import (FLOWPERF_ARGS, NEPER_ARGS, NEPER_QUIET, NETPERF_ARGS,  # noqa: E402
+                    find_neper, free_port, wait_listening)
 TICK = os.sysconf("SC_CLK_TCK")
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
@@ -389,14 +389,14 @@ class Neper(Tool):
             return None
         prog, args = NEPER_ARGS[w]
         return [os.path.join(self.dir, prog), "-c", "-H", "127.0.0.1", "-C", str(self.ports[0]),
-                "-P", str(self.ports[1]), "-l", str(max(1, round(seconds)))] + args
+                "-P", str(self.ports[1]), "-l", str(max(1, round(seconds)))] + args + NEPER_QUIET
 
     def run(self, w, seconds):
         prog, args = NEPER_ARGS[w]
         self.ports = (free_port(), free_port())
         server = subprocess.Popen(
             [os.path.join(self.dir, prog), "-C", str(self.ports[0]), "-P", str(self.ports[1]),
-             "-l", str(max(1, round(seconds)))] + args,
+             "-l", str(max(1, round(seconds)))] + args + NEPER_QUIET,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         ru = None
         try:

@@ -36,8 +36,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from common import (FLOWPERF_ARGS, NEPER_ARGS, NETPERF_ARGS, find_neper, free_port,  # noqa: E402
-                    wait_listening)
+from common import (FLOWPERF_ARGS, NEPER_ARGS, NEPER_QUIET, NETPERF_ARGS,  # noqa: E402
+                    find_neper, free_port, wait_listening)
 
 # workload: (unit, per, short count, long count). Counts are transactions,
 # or bytes for streams; `per` is what one reported figure is per.
@@ -124,14 +124,14 @@ class Neper:
         prog, args = NEPER_ARGS[w]
         self.data_port = free_port()
         return [os.path.join(self.dir, prog), "-C", str(port), "-P", str(self.data_port),
-                "-l", str(-count)] + args
+                "-l", str(-count)] + args + NEPER_QUIET
 
     def client(self, port, w, count):
         if w not in NEPER_ARGS or WORKLOADS[w][0] != "transaction":
             return None  # its streams run for a time, not a byte count
         prog, args = NEPER_ARGS[w]
         return [os.path.join(self.dir, prog), "-c", "-H", "127.0.0.1", "-C", str(port),
-                "-P", str(self.data_port), "-l", str(-count)] + args
+                "-P", str(self.data_port), "-l", str(-count)] + args + NEPER_QUIET
 
 
 def stop(proc):
