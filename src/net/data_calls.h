@@ -4,8 +4,8 @@
 // asynchronous thread cancellation (two atomic read-modify-writes per call).
 // flowperf never cancels a thread, and in TCP_RR those brackets were a fifth
 // of its user-space CPU time (perf), so the hot loops call the kernel
-// through syscall(2) instead. Each returns what the libc call would: -1 with
-// errno set on failure.
+// directly: an inline `syscall` instruction on x86-64, syscall(2) elsewhere.
+// Each returns what the libc call would: -1 with errno set on failure.
 #pragma once
 
 #include <poll.h>
