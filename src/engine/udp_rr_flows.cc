@@ -1,0 +1,407 @@
+// The UDP_RR flows: the client (one request at a time, or a first burst,
+// each with a timeout that follows the measured round trip) and the server
+// (answers each request to its source). The TCP ones are in rr_flows.cc.
+#include <linux/sockios.h>
+#include <poll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+
+#include "engine/rr_flows.h"
+#include "engine/rr_internal.h"
+#include "net/data_calls.h"
+
+namespace flowperf::engine {
+namespace {
+
+using rr::again;
+using rr::ns_between;
+
+// The bits of a uint64_t that its first n bytes hold on this host (n <= 8).
+constexpr uint64_t first_bytes_mask(uint32_t n) noexcept {
+  if (n >= 8) return ~uint64_t{0};
+  const uint64_t low = (uint64_t{1} << (8 * n)) - 1;
+  return std::endian::native == std::endian::little ? low : ~(~uint64_t{0} >> (8 * n));
+}
+
+// Copies the first n (at most 8) bytes of src over dst, `mask` being
+// first_bytes_mask(n); both hold at least 8 bytes. Fixed-size loads and
+// stores: a byte loop or a memcpy of a run-time length becomes a libc call,
+// and UDP_RR made three per transaction.
+void copy_upto8(char* dst, const char* src, uint64_t mask) noexcept {
+  uint64_t d, v;
+  std::memcpy(&d, dst, 8);
+  std::memcpy(&v, src, 8);
+  d = (d & ~mask) | (v & mask);
+  std::memcpy(dst, &d, 8);
+}
+
+}  // namespace
+
+// ---- UDP_RR client ----
+
+namespace {
+// After a timeout with no answer (a loss, as far as the flow can tell), this
+// many requests wait for their answers exactly (one system call more each)
+// before blocking receives come back: a coarse wait costs up to a jiffy per
+// lost datagram, the exact one a few microseconds per transaction, so
+// blocking pays only while losses are rarer than about one in a thousand
+// transactions. An answer that merely came late costs a coarse wait
+// nothing, and does not count here.
+constexpr uint32_t kPreciseAfterTimeout = 2048;
+// Exact waits at the start, while the round trip estimate settles.
+constexpr uint32_t kPreciseAtStart = 64;
+// SO_RCVTIMEO for coarse waits (µs): one jiffy, whatever HZ is.
+constexpr suseconds_t kCoarseWaitUs = 1000;
+}  // namespace
+
+UdpRrClientFlow::UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
+                                 std::chrono::microseconds min_timeout)
+    : fd_(std::move(fd)),
+      out_(std::make_unique<char[]>(std::max<uint32_t>(req, 8))),  // copy_upto8 needs 8
+      in_(std::make_unique<char[]>(std::max<uint32_t>(resp, 65536))),
+      req_(req),
+      resp_(resp),
+      seq_bytes_(std::min<uint32_t>({req, resp, 8})),
+      seq_mask_(first_bytes_mask(seq_bytes_)),
+      quota_(quota),
+      min_timeout_(min_timeout) {
+  std::memset(out_.get(), 'u', std::max<uint32_t>(req, 8));
+}
+
+void UdpRrClientFlow::on_rtt(int64_t rtt_ns) noexcept {
+  // TCP's estimator (RFC 6298) in fixed point, as the kernel keeps it:
+  // srtt8_ is 8 x the smoothed round trip, rttvar4_ 4 x its mean deviation,
+  // so the 1/8 and 1/4 gains are shifts (both stay positive).
+  const int64_t r = std::max<int64_t>(rtt_ns, 1);
+  if (srtt8_ == 0) {
+    srtt8_ = 8 * r;
+    rttvar4_ = 2 * r;  // deviation r / 2
+  } else {
+    const int64_t err = r - (srtt8_ >> 3);
+    srtt8_ += err;
+    rttvar4_ += (err < 0 ? -err : err) - (rttvar4_ >> 2);
+  }
+  // The timeout follows each round trip (the larger of srtt + 4 x rttvar
+  // and 2 x srtt), here rather than at every request.
+  const auto t = std::chrono::nanoseconds(std::max((srtt8_ >> 3) + rttvar4_, srtt8_ >> 2));
+  timeout_ = std::clamp<std::chrono::nanoseconds>(t, min_timeout_, std::chrono::seconds(2));
+}
+
+void UdpRrClientFlow::set_mode(bool blocking) noexcept {
+  Flow::set_mode(blocking);
+  precise_left_ = kPreciseAtStart;
+  rcvtimeo_set_ = false;
+  if (blocking) {
+    // The first SIOCGSTAMPNS turns on the socket's receive time stamps
+    // (and fails: nothing received yet); arrival() reads them later.
+    timespec stamp{};
+    [[maybe_unused]] int r = ::ioctl(fd_.get(), SIOCGSTAMPNS, &stamp);
+  }
+}
+
+Clock::time_point UdpRrClientFlow::arrival(Clock::time_point t) const noexcept {
+  timespec stamp{}, real{};
+  if (::ioctl(fd_.get(), SIOCGSTAMPNS, &stamp) != 0) return t;
+  ::clock_gettime(CLOCK_REALTIME, &real);
+  const Clock::time_point now = Clock::now();
+  const int64_t age = (static_cast<int64_t>(real.tv_sec) - stamp.tv_sec) * 1'000'000'000 +
+                      (real.tv_nsec - stamp.tv_nsec);
+  if (age < 0) return t;  // the wall clock was stepped
+  return std::min(t, now - std::chrono::nanoseconds(age));
+}
+
+bool UdpRrClientFlow::use_coarse_wait() noexcept {
+  if (!blocking_) return false;
+  if (precise_left_ > 0) {
+    --precise_left_;
+    return false;
+  }
+  if (srtt8_ == 0) return false;
+  // The kernel keeps SO_RCVTIMEO in whole jiffies, rounded up: 1 ms is one
+  // jiffy at any HZ (100-1000), a sleep that ends at the next tick, however
+  // near, and no shorter value would wait less. So it is set once, whatever
+  // the timeout: a wait may end before the deadline (a near tick, or a
+  // timeout longer than a jiffy), and step() then checks the clock and
+  // waits out the rest exactly. A silent peer or a phase change is seen
+  // within a jiffy.
+  if (!rcvtimeo_set_) {
+    timeval tv{0, kCoarseWaitUs};
+    if (::setsockopt(fd_.get(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) return false;
+    rcvtimeo_set_ = true;
+  }
+  ++coarse_waits_;
+  return true;
+}
+
+// One request at a time. Its answer is waited for in one of two ways:
+//  - exactly: the worker sleeps in ppoll (or epoll) until the socket is
+//    readable or the timeout has passed, then recv; three system calls per
+//    transaction. Always so in epoll mode, and in blocking mode at the
+//    start and for kPreciseAfterTimeout requests after a timeout that
+//    found no answer.
+//  - coarsely (blocking mode, no recent loss): send, then a blocking
+//    recv bounded by SO_RCVTIMEO; two system calls per transaction, as
+//    netperf, but with a timeout. When that recv gives up, the clock
+//    decides: past the deadline it is a timeout; before it, the rest of the
+//    wait is exact. An answer the blocking recv returns after the deadline
+//    counts as an exact wait would have counted it (timed out, then late).
+Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
+  if (burst_.window) return step_burst(phase);
+  const int fd = fd_.get();
+  if (load(phase) == Phase::kAbort) return finished();
+  for (;;) {
+    if (load(phase) == Phase::kAbort) return finished();
+    if (!waiting_) {
+      if (load(phase) != Phase::kRun || (quota_ && counters.transactions.get() >= quota_))
+        return finished();
+      ++seq_;
+      copy_upto8(out_.get(), reinterpret_cast<const char*>(&seq_), seq_mask_);
+      // Right after an answer, its arrival time starts this request too
+      // (one clock read per transaction, as TCP_RR).
+      t0_ = chained_ ? t0_ : Clock::now();
+      chained_ = false;
+      ssize_t n = net::data::send(fd, out_.get(), req_, 0);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (again(errno)) return wait_write(fd);
+        if (errno != ENOBUFS && errno != ECONNREFUSED) return fail("send failed", errno);
+        counters.send_errors.add(1);  // counted; this request then times out
+      } else {
+        counters.bytes_sent.add(static_cast<uint64_t>(n));
+        counters.datagrams_sent.add(1);
+        counters.send_calls.add(1);
+      }
+      deadline_ = t0_ + timeout();
+      waiting_ = true;
+      coarse_ = coarse_next();
+      if (coarse_) continue;  // straight into a blocking recv: two system calls in all
+      // The answer cannot be there yet: wait for it (or the timeout) rather
+      // than read to EAGAIN first.
+      Wait w = wait_read(fd);
+      w.deadline = deadline_;
+      return w;
+    }
+    ssize_t n = net::data::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536),
+                                coarse_ ? 0 : MSG_DONTWAIT);
+    if (n >= 0) {
+      Clock::time_point t = Clock::now();
+      counters.bytes_recv.add(static_cast<uint64_t>(n));
+      counters.datagrams_recv.add(1);
+      counters.recv_calls.add(1);
+      uint64_t got = 0;
+      if (static_cast<uint32_t>(n) >= seq_bytes_)
+        copy_upto8(reinterpret_cast<char*>(&got), in_.get(), seq_mask_);
+      const uint64_t want = seq_ & seq_mask_;
+      if (match_sequence && got != want) {
+        counters.late.add(1);  // the answer to a request we gave up on
+        continue;
+      }
+      if (coarse_ && t > deadline_ && arrival(t) > deadline_) {
+        // A blocking recv gives up only at a jiffy boundary; this answer
+        // came after the moment an exact timer gives up at, so it counts
+        // as an exact wait counts it: a timeout, then a late answer. (One
+        // that came in time but whose reader woke late is a transaction,
+        // as it is after ppoll.) Late is not lost: the coarse wait cost
+        // nothing extra, so blocking receives go on.
+        counters.timeouts.add(1);
+        counters.late.add(1);
+        waiting_ = false;
+        continue;
+      }
+      int64_t rtt = ns_between(t0_, t);
+      on_rtt(rtt);
+      if (histogram) histogram->record(static_cast<uint64_t>(std::max<int64_t>(rtt, 0)));
+      counters.transactions.add(1);
+      waiting_ = false;
+      t0_ = t;
+      chained_ = true;
+      continue;
+    }
+    int err = errno;
+    if (err == EINTR) continue;
+    if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
+    now = Clock::now();
+    if (now >= deadline_) {
+      counters.timeouts.add(1);
+      if (blocking_) precise_left_ = kPreciseAfterTimeout;
+      waiting_ = false;
+      continue;
+    }
+    // Not yet (a coarse wait may end at the next jiffy, however near, and a
+    // refused port ends it at once): the rest of the wait on the exact timer.
+    coarse_ = false;
+    Wait w = wait_read(fd);
+    w.deadline = deadline_;
+    return w;
+  }
+}
+
+void UdpRrClientFlow::set_first_burst(uint32_t n) { burst_.reset(n); }
+
+// A burst of UDP requests: up to n + 1 in flight. A response completes the
+// request it names (by sequence number when matching; the oldest when not),
+// and older requests it overtook count as timed out; the oldest request
+// alone times out by the clock.
+Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
+  const int fd = fd_.get();
+  RequestWindow& w = burst_;
+  const uint64_t mask = seq_mask_;
+  bool send_blocked = false;
+  for (;;) {
+    if (load(phase) == Phase::kAbort) return finished();
+    const bool may_start =
+        load(phase) == Phase::kRun && (!quota_ || counters.transactions.get() + w.count < quota_);
+    if (w.count == 0 && !may_start) return finished();
+    if (may_start && !w.full() && !send_blocked) {
+      const uint64_t seq = seq_ + 1;
+      copy_upto8(out_.get(), reinterpret_cast<const char*>(&seq), seq_mask_);
+      const Clock::time_point t = Clock::now();
+      ssize_t n = net::data::send(fd, out_.get(), req_, 0);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        if (again(errno)) {
+          send_blocked = true;
+          continue;
+        }
+        if (errno != ENOBUFS && errno != ECONNREFUSED) return fail("send failed", errno);
+        counters.send_errors.add(1);  // counted; this request then times out
+      } else {
+        counters.bytes_sent.add(static_cast<uint64_t>(n));
+        counters.datagrams_sent.add(1);
+        counters.send_calls.add(1);
+      }
+      seq_ = seq;
+      w.push(t, seq);
+      continue;
+    }
+    ssize_t n = net::data::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), 0);
+    if (n >= 0) {
+      const Clock::time_point t = Clock::now();
+      counters.bytes_recv.add(static_cast<uint64_t>(n));
+      counters.datagrams_recv.add(1);
+      counters.recv_calls.add(1);
+      send_blocked = false;
+      uint32_t k = 0;  // which request in flight this answers
+      if (match_sequence) {
+        uint64_t got = 0;
+        if (static_cast<uint32_t>(n) >= seq_bytes_)
+          copy_upto8(reinterpret_cast<char*>(&got), in_.get(), seq_mask_);
+        while (k < w.count && (w.ring[(w.head + k) % w.window].seq & mask) != got) ++k;
+      }
+      if (k >= w.count) {
+        counters.late.add(1);  // the answer to a request we gave up on
+        continue;
+      }
+      for (; k > 0; --k) {  // overtaken: lost on the way
+        counters.timeouts.add(1);
+        w.pop();
+      }
+      int64_t rtt = ns_between(w.oldest().at, t);
+      on_rtt(rtt);
+      if (histogram) histogram->record(static_cast<uint64_t>(std::max<int64_t>(rtt, 0)));
+      counters.transactions.add(1);
+      w.pop();
+      continue;
+    }
+    int err = errno;
+    if (err == EINTR) continue;
+    if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
+    if (w.count > 0) {
+      const Clock::time_point deadline = w.oldest().at + timeout();
+      if (Clock::now() >= deadline) {
+        counters.timeouts.add(1);
+        w.pop();
+        continue;
+      }
+      Wait wait = wait_read(fd);
+      if (send_blocked) wait.events |= 0x004u;  // EPOLLOUT
+      wait.deadline = deadline;
+      return wait;
+    }
+    Wait wait = wait_read(fd);
+    if (send_blocked) wait.events |= 0x004u;
+    return wait;
+  }
+}
+
+// ---- UDP_RR server ----
+
+UdpRrServerFlow::UdpRrServerFlow(net::Fd fd, uint32_t req, uint32_t resp)
+    : fd_(std::move(fd)),
+      in_(std::make_unique<char[]>(std::max<uint32_t>(req, 65536))),
+      out_(std::make_unique<char[]>(std::max<uint32_t>(resp, 8))),  // copy_upto8 needs 8
+      req_(req),
+      resp_(resp) {
+  std::memset(out_.get(), 'v', std::max<uint32_t>(resp, 8));
+}
+
+Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
+  const int fd = fd_.get();
+  if (load(phase) == Phase::kAbort) return finished();
+  if (load(phase) == Phase::kDrain && !draining_) {
+    draining_ = true;
+    drain_start_ = now;
+    if (last_rx_ < now) last_rx_ = now;
+  }
+  const uint32_t copy = std::min<uint32_t>({req_, resp_, 8});
+  const uint64_t mask = first_bytes_mask(copy);
+  for (;;) {
+    if (load(phase) == Phase::kAbort) return finished();
+    sockaddr_storage from;  // recvfrom fills it in (fromlen says how much)
+    socklen_t fromlen = sizeof from;
+    // Draining, never block: the quiet period is timed by the worker.
+    ssize_t n = net::data::recvfrom(fd, in_.get(), std::max<uint32_t>(req_, 65536),
+                                    draining_ ? MSG_DONTWAIT : 0,
+                                    reinterpret_cast<sockaddr*>(&from), &fromlen);
+    if (n == 0 && end_on_empty) return finished();
+    if (n >= 0) {
+      // Only the drain's quiet period needs arrival times (entering the
+      // drain starts it at `now`).
+      if (draining_) last_rx_ = Clock::now();
+      counters.bytes_recv.add(static_cast<uint64_t>(n));
+      counters.datagrams_recv.add(1);
+      counters.recv_calls.add(1);
+      // The client's sequence number, as much of it as both messages hold.
+      copy_upto8(
+          out_.get(), in_.get(),
+          static_cast<uint32_t>(n) >= copy ? mask : first_bytes_mask(static_cast<uint32_t>(n)));
+      ssize_t m =
+          net::data::sendto(fd, out_.get(), resp_, 0, reinterpret_cast<sockaddr*>(&from), fromlen);
+      if (m >= 0) {
+        counters.bytes_sent.add(static_cast<uint64_t>(m));
+        counters.datagrams_sent.add(1);
+        counters.send_calls.add(1);
+        counters.transactions.add(1);
+      } else {
+        counters.send_errors.add(1);
+      }
+      continue;
+    }
+    int err = errno;
+    if (err == EINTR) continue;
+    if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
+    break;
+  }
+  if (draining_) {
+    // Every request the client sent is in (and answered): nothing is left
+    // to wait for.
+    if (counters.datagrams_recv.get() >= expected_.load(std::memory_order_relaxed))
+      return finished();
+    now = Clock::now();
+    auto quiet = std::chrono::milliseconds(50);
+    if (now - last_rx_ >= quiet || now - drain_start_ >= std::chrono::seconds(1)) return finished();
+    Wait w = wait_read(fd);
+    w.deadline = std::min(last_rx_ + quiet, drain_start_ + std::chrono::seconds(1));
+    return w;
+  }
+  return wait_read(fd);
+}
+
+}  // namespace flowperf::engine
