@@ -60,6 +60,15 @@ def find_neper(directory=None):
     return None
 
 
+def add_tool_arguments(ap, bench_dir):
+    """The options both scripts take: where flowperf, netperf and neper are."""
+    ap.add_argument("--flowperf", default=os.path.join(bench_dir, "..", "build", "flowperf"))
+    ap.add_argument("--netperf-dir", default=None, help="directory with netperf and netserver")
+    ap.add_argument("--neper-dir", default=None,
+                    help="directory with neper's tcp_rr, tcp_stream, tcp_crr, udp_rr "
+                         "(default: where tcp_rr is on PATH)")
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

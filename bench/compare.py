@@ -49,7 +49,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import instructions  # noqa: E402  (bench/instructions.py)
 from common import (FLOWPERF_ARGS, NEPER_ARGS, NEPER_QUIET, NETPERF_ARGS,  # noqa: E402
-                    find_neper, free_port, wait_listening)
+                    add_tool_arguments, find_neper, free_port, wait_listening)
 TICK = os.sysconf("SC_CLK_TCK")
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
@@ -715,11 +715,7 @@ def write_readme(path, text):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--flowperf", default=os.path.join(HERE, "..", "build", "flowperf"))
-    ap.add_argument("--netperf-dir", default=None, help="directory with netperf and netserver")
-    ap.add_argument("--neper-dir", default=None,
-                    help="directory with neper's tcp_rr, tcp_stream, tcp_crr, udp_rr "
-                         "(default: where tcp_rr is on PATH)")
+    add_tool_arguments(ap, HERE)
     ap.add_argument("--pairs", type=int, default=5, help="interleaved rounds per workload (>= 5)")
     ap.add_argument("--seconds", type=float, default=3)
     ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS))

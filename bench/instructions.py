@@ -37,7 +37,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from common import (FLOWPERF_ARGS, NEPER_ARGS, NEPER_QUIET, NETPERF_ARGS,  # noqa: E402
-                    find_neper, free_port, wait_listening)
+                    add_tool_arguments, find_neper, free_port, wait_listening)
 
 # workload: (unit, per, short count, long count). Counts are transactions,
 # or bytes for streams; `per` is what one reported figure is per.
@@ -241,10 +241,7 @@ def tools_for(flowperf, netperf_dir, neper_dir=None):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--flowperf", default=os.path.join(HERE, "..", "build", "flowperf"))
-    ap.add_argument("--netperf-dir", default=None, help="directory with netperf and netserver")
-    ap.add_argument("--neper-dir", default=None,
-                    help="directory with neper's tcp_rr, tcp_crr, udp_rr (default: on PATH)")
+    add_tool_arguments(ap, HERE)
     ap.add_argument("--workloads", default=",".join(WORKLOADS))
     args = ap.parse_args()
     if not shutil.which("valgrind"):

@@ -46,17 +46,28 @@ TEST(DataCalls, MovesDataAndReportsWouldBlock) {
   EXPECT_EQ(::fcntl(sv[1], F_GETFD), -1);  // really closed
 }
 
+// A socket of `type` bound to 127.0.0.1 on a free port; *addr gets its address.
+int bound_loopback(int type, sockaddr_in* addr) {
+  int fd = ::socket(AF_INET, type | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  *addr = sockaddr_in{};
+  addr->sin_family = AF_INET;
+  addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof *addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(addr), sizeof *addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(addr), &len) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 TEST(DataCalls, DatagramsCarryTheirAddresses) {
-  int a = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  int b = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  sockaddr_in mine{}, addr{};
+  int a = bound_loopback(SOCK_DGRAM, &mine);
+  int b = bound_loopback(SOCK_DGRAM, &addr);
   ASSERT_GE(a, 0);
   ASSERT_GE(b, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::bind(b, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::getsockname(b, reinterpret_cast<sockaddr*>(&addr), &len), 0);
   EXPECT_EQ(data::sendto(a, "ping", 4, 0, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 4);
   char in[8] = {};
   sockaddr_storage from;
@@ -64,9 +75,6 @@ TEST(DataCalls, DatagramsCarryTheirAddresses) {
   EXPECT_EQ(data::recvfrom(b, in, sizeof in, 0, reinterpret_cast<sockaddr*>(&from), &fromlen), 4);
   EXPECT_EQ(std::memcmp(in, "ping", 4), 0);
   ASSERT_EQ(fromlen, sizeof(sockaddr_in));
-  sockaddr_in mine{};
-  len = sizeof mine;
-  ASSERT_EQ(::getsockname(a, reinterpret_cast<sockaddr*>(&mine), &len), 0);
   EXPECT_EQ(reinterpret_cast<sockaddr_in*>(&from)->sin_port, mine.sin_port);
   ::close(a);
   ::close(b);
@@ -74,14 +82,9 @@ TEST(DataCalls, DatagramsCarryTheirAddresses) {
 
 TEST(DataCalls, ConnectToAClosedPortIsRefused) {
   // A port that was free a moment ago: bind, read its number, close.
-  int probe = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  ASSERT_GE(probe, 0);
   sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  ASSERT_EQ(::bind(probe, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
-  ASSERT_EQ(::getsockname(probe, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  int probe = bound_loopback(SOCK_STREAM, &addr);
+  ASSERT_GE(probe, 0);
   ::close(probe);
   int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   ASSERT_GE(fd, 0);
