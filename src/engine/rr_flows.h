@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "engine/flow.h"
+#include "engine/udp_drain.h"
 #include "net/fd.h"
 #include "net/socket.h"
 
@@ -241,17 +242,13 @@ class UdpRrServerFlow final : public Flow {
   // netperf's end-of-test mark: a zero-length datagram ends the flow
   // unanswered. Off by default: an empty request is then answered.
   bool end_on_empty = false;
-  void expect_datagrams(uint64_t n) noexcept override {
-    expected_.store(n, std::memory_order_relaxed);
-  }
+  void expect_datagrams(uint64_t n) noexcept override { drain_.expect(n); }
 
  private:
   net::Fd fd_;
   std::unique_ptr<char[]> in_, out_;
   uint32_t req_, resp_;
-  Clock::time_point last_rx_{}, drain_start_{};
-  bool draining_ = false;
-  std::atomic<uint64_t> expected_{UINT64_MAX};  // requests the client sent; MAX: unknown
+  UdpDrain drain_;
 };
 
 }  // namespace flowperf::engine

@@ -258,23 +258,24 @@ int UdpRecvFlow::receive_once() noexcept {
   const int fd = fd_.get();
   // Blocking, wait for the first datagram but not for a whole batch; once
   // draining, never wait (the worker times the quiet period).
-  const int flags = draining_ ? MSG_DONTWAIT : 0;
+  const int flags = drain_.active() ? MSG_DONTWAIT : 0;
   if (!msgs_) {
     ssize_t n = net::data::recv(fd, buf_.get(), size_, flags);
     if (n < 0) return -1;
     if (n == 0 && end_on_empty) return -2;
-    last_rx_ = Clock::now();
+    const Clock::time_point t = Clock::now();
+    drain_.arrived(t);
     counters.bytes_recv.add(static_cast<uint64_t>(n));
     counters.datagrams_recv.add(1);
     counters.recv_calls.add(1);
-    on_datagram(buf_.get(), static_cast<size_t>(n), ns_since_epoch(last_rx_));
+    on_datagram(buf_.get(), static_cast<size_t>(n), ns_since_epoch(t));
     return 1;
   }
   for (uint32_t i = 0; i < how_.batch; ++i)
     if (msgs_[i].msg_hdr.msg_control) msgs_[i].msg_hdr.msg_controllen = kControlBytes;
   int k = net::data::recvmmsg(fd, msgs_.get(), how_.batch, flags | MSG_WAITFORONE, nullptr);
   if (k < 0) return -1;
-  last_rx_ = Clock::now();
+  drain_.arrived(Clock::now());
   counters.recv_calls.add(1);
   uint64_t bytes = 0, datagrams = 0;
   for (int i = 0; i < k; ++i) {
@@ -319,11 +320,7 @@ int UdpRecvFlow::receive_once() noexcept {
 Wait UdpRecvFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   const int fd = fd_.get();
   if (load(phase) == Phase::kAbort) return finished();
-  if (load(phase) == Phase::kDrain && !draining_) {
-    draining_ = true;
-    drain_start_ = now;
-    if (last_rx_ < now) last_rx_ = now;
-  }
+  drain_.update(phase, now);
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
     int r = receive_once();
@@ -334,18 +331,9 @@ Wait UdpRecvFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
     break;
   }
-  if (draining_) {
-    // Every datagram the sender sent is in, each counted once: nothing is
-    // left to wait for.
-    if (counters.datagrams_recv.get() - counters.duplicates.get() >=
-        expected_.load(std::memory_order_relaxed))
-      return finished();
-    now = Clock::now();
-    if (now - last_rx_ >= kQuiet || now - drain_start_ >= kMaxDrain) return finished();
-    Wait w = wait_read(fd);
-    w.deadline = std::min(last_rx_ + kQuiet, drain_start_ + kMaxDrain);
-    return w;
-  }
+  // Draining: each datagram counted once against what the sender sent.
+  if (drain_.active())
+    return drain_.next(fd, counters.datagrams_recv.get() - counters.duplicates.get());
   return wait_read(fd);
 }
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "engine/flow.h"
+#include "engine/udp_drain.h"
 #include "measure/seq_tracker.h"
 #include "net/fd.h"
 
@@ -107,12 +108,7 @@ class UdpRecvFlow final : public Flow {
   // netperf's end-of-test mark: a zero-length datagram ends the flow (it is
   // not counted). Off by default: an empty datagram is then just counted.
   bool end_on_empty = false;
-  // Drain ends after this much silence once the sender has stopped.
-  static constexpr std::chrono::milliseconds kQuiet{50};
-  static constexpr std::chrono::milliseconds kMaxDrain{1000};
-  void expect_datagrams(uint64_t n) noexcept override {
-    expected_.store(n, std::memory_order_relaxed);
-  }
+  void expect_datagrams(uint64_t n) noexcept override { drain_.expect(n); }
 
  private:
   // Reads what is queued, one call; the number of messages, 0 when none,
@@ -129,10 +125,7 @@ class UdpRecvFlow final : public Flow {
   std::unique_ptr<iovec[]> iovs_;
   std::unique_ptr<char[]> control_;  // per slot: receive timestamp, GRO segment size
   measure::SeqTracker tracker_;
-  Clock::time_point last_rx_{};
-  Clock::time_point drain_start_{};
-  bool draining_ = false;
-  std::atomic<uint64_t> expected_{UINT64_MAX};  // datagrams the sender sent; MAX: unknown
+  UdpDrain drain_;
 };
 
 }  // namespace flowperf::engine

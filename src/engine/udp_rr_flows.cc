@@ -345,11 +345,7 @@ UdpRrServerFlow::UdpRrServerFlow(net::Fd fd, uint32_t req, uint32_t resp)
 Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   const int fd = fd_.get();
   if (load(phase) == Phase::kAbort) return finished();
-  if (load(phase) == Phase::kDrain && !draining_) {
-    draining_ = true;
-    drain_start_ = now;
-    if (last_rx_ < now) last_rx_ = now;
-  }
+  const bool draining = drain_.update(phase, now);
   const uint32_t copy = std::min<uint32_t>({req_, resp_, 8});
   const uint64_t mask = first_bytes_mask(copy);
   for (;;) {
@@ -358,13 +354,12 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     socklen_t fromlen = sizeof from;
     // Draining, never block: the quiet period is timed by the worker.
     ssize_t n = net::data::recvfrom(fd, in_.get(), std::max<uint32_t>(req_, 65536),
-                                    draining_ ? MSG_DONTWAIT : 0,
-                                    reinterpret_cast<sockaddr*>(&from), &fromlen);
+                                    draining ? MSG_DONTWAIT : 0, reinterpret_cast<sockaddr*>(&from),
+                                    &fromlen);
     if (n == 0 && end_on_empty) return finished();
     if (n >= 0) {
-      // Only the drain's quiet period needs arrival times (entering the
-      // drain starts it at `now`).
-      if (draining_) last_rx_ = Clock::now();
+      // Only the drain's quiet spell needs arrival times.
+      if (draining) drain_.arrived(Clock::now());
       counters.bytes_recv.add(static_cast<uint64_t>(n));
       counters.datagrams_recv.add(1);
       counters.recv_calls.add(1);
@@ -389,18 +384,7 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
     break;
   }
-  if (draining_) {
-    // Every request the client sent is in (and answered): nothing is left
-    // to wait for.
-    if (counters.datagrams_recv.get() >= expected_.load(std::memory_order_relaxed))
-      return finished();
-    now = Clock::now();
-    auto quiet = std::chrono::milliseconds(50);
-    if (now - last_rx_ >= quiet || now - drain_start_ >= std::chrono::seconds(1)) return finished();
-    Wait w = wait_read(fd);
-    w.deadline = std::min(last_rx_ + quiet, drain_start_ + std::chrono::seconds(1));
-    return w;
-  }
+  if (draining) return drain_.next(fd, counters.datagrams_recv.get());
   return wait_read(fd);
 }
 
