@@ -94,7 +94,7 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
     // 1. The request under way, or a new one while the burst has room.
     if (w.send_off > 0 || (may_start && !w.full())) {
       if (w.send_off == 0) {
-        w.push(Clock::now(), 0);
+        w.push(rr::now(), 0);
         ++w.started;
       }
       ssize_t n = net::data::send(fd, buf_.get() + w.send_off, req_ - w.send_off, MSG_NOSIGNAL);
@@ -121,7 +121,7 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
         w.recv_off += static_cast<uint32_t>(n);
         if (w.recv_off == resp_) {
           w.recv_off = 0;
-          record(histogram, w.oldest().at, Clock::now());
+          record(histogram, w.oldest().at, rr::now());
           w.pop();
           ++done_;
           counters.transactions.add(1);
@@ -187,7 +187,7 @@ Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         if (n < 0 && !again(errno) && errno != EINTR) return fail("recv failed", errno);
         break;
       }
-      const Clock::time_point t = Clock::now();
+      const Clock::time_point t = rr::now();
       record(histogram, t0_, t);
       t0_ = t;
       now = t;
@@ -234,7 +234,7 @@ Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
           if (off_ == resp_) {
             // The end of one transaction is the start of the next: one clock
             // read per transaction.
-            Clock::time_point t = Clock::now();
+            Clock::time_point t = rr::now();
             record(histogram, t0_, t);
             t0_ = t;
             now = t;
@@ -379,7 +379,7 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         if (load(phase) != Phase::kRun || (quota_ && done_ >= quota_)) return finished();
         // Straight after a transaction, its end is this one's start (one
         // clock read per transaction).
-        t0_ = chained_ ? t0_ : Clock::now();
+        t0_ = chained_ ? t0_ : rr::now();
         chained_ = false;
         fd_ = ::socket(server_.family(),
                        SOCK_STREAM | SOCK_CLOEXEC | (blocking_ ? 0 : SOCK_NONBLOCK), 0);
@@ -465,7 +465,7 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         int err = 0;
         if (drain_to_eof(fd_, counters, &err)) {
           close_fd(fd_);
-          Clock::time_point t = Clock::now();
+          Clock::time_point t = rr::now();
           record(histogram, t0_, t);
           now = t;
           t0_ = t;

@@ -18,6 +18,7 @@
 
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -171,6 +172,44 @@ class CrrServerFlow final : public Flow {
   uint32_t open_ = 0;
 };
 
+// The UDP_RR client's timeout, following the measured round trip: TCP's
+// estimator (RFC 6298) in fixed point, as the kernel keeps it. srtt8 is 8 x
+// the smoothed round trip and rttvar4 4 x its mean deviation (ns), so the
+// 1/8 and 1/4 gains are shifts. The timeout is the larger of srtt + 4 x
+// rttvar and 2 x srtt, within [min_ns, 2 s]; 1 s until a round trip is
+// measured. Plain integers, small enough for a tight loop to keep in locals.
+struct RttTimeout {
+  static constexpr int64_t kMaxNs = 2'000'000'000, kFirstNs = 1'000'000'000;
+  int64_t srtt8 = 0, rttvar4 = 0;
+  int64_t min_ns = 0;
+  void on_rtt(int64_t rtt_ns) noexcept {
+    const int64_t r = rtt_ns > 1 ? rtt_ns : 1;
+    if (srtt8 == 0) {
+      srtt8 = 8 * r;
+      rttvar4 = 2 * r;  // deviation r / 2
+    } else {
+      const int64_t err = r - (srtt8 >> 3);
+      srtt8 += err;
+      rttvar4 += (err < 0 ? -err : err) - (rttvar4 >> 2);
+    }
+  }
+  int64_t timeout_ns() const noexcept {
+    if (srtt8 == 0) return kFirstNs;
+    const int64_t srtt = srtt8 >> 3;
+    int64_t t = srtt + (rttvar4 > srtt ? rttvar4 : srtt);
+    t = t < min_ns ? min_ns : t;
+    return t > kMaxNs ? kMaxNs : t;
+  }
+  // Whether a round trip of rtt_ns outlasted the timeout. Most are within
+  // 2 x srtt, which no timeout is shorter than (but for the 2 s cap): those
+  // are told without computing it.
+  bool outlasts(int64_t rtt_ns) const noexcept {
+    const int64_t srtt2 = srtt8 >> 2;
+    if (rtt_ns <= srtt2 && rtt_ns <= kMaxNs) return false;
+    return rtt_ns > timeout_ns();
+  }
+};
+
 class UdpRrClientFlow final : public Flow {
  public:
   UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
@@ -183,7 +222,9 @@ class UdpRrClientFlow final : public Flow {
   void set_mode(bool blocking) noexcept override;
   // The timeout in force now (for reports and tests): 1 s until a round
   // trip is measured.
-  std::chrono::nanoseconds timeout() const noexcept { return timeout_; }
+  std::chrono::nanoseconds timeout() const noexcept {
+    return std::chrono::nanoseconds(rto_.timeout_ns());
+  }
   // Requests whose answer was waited for in a blocking recv (for tests;
   // read once the flow has finished).
   uint64_t coarse_waits() const noexcept { return coarse_waits_; }
@@ -197,7 +238,6 @@ class UdpRrClientFlow final : public Flow {
 
  private:
   Wait step_burst(PhaseRef phase) noexcept;
-  void on_rtt(int64_t rtt_ns) noexcept;
   // Blocking mode: whether the next request may wait for its answer in a
   // blocking recv (bounded by a coarse SO_RCVTIMEO, set on first use).
   bool use_coarse_wait() noexcept;
@@ -209,6 +249,12 @@ class UdpRrClientFlow final : public Flow {
     }
     return use_coarse_wait();
   }
+  // Right after an answer, with coarse waits set up and no recent loss:
+  // run_coarse() may take over.
+  bool coarse_ready() const noexcept {
+    return blocking_ && !waiting_ && chained_ && precise_left_ == 0 && rcvtimeo_set_;
+  }
+  std::optional<Wait> run_coarse(PhaseRef phase) noexcept;
   // When the datagram just received reached the socket (its kernel time
   // stamp), at the latest t, the time recv returned it.
   Clock::time_point arrival(Clock::time_point t) const noexcept;
@@ -226,9 +272,7 @@ class UdpRrClientFlow final : public Flow {
   uint64_t coarse_waits_ = 0;
   Clock::time_point t0_{}, deadline_{};
   bool chained_ = false;  // t0_ holds the last answer's arrival: the next request starts then
-  int64_t srtt8_ = 0, rttvar4_ = 0;  // ns, x 8 and x 4 (see on_rtt)
-  std::chrono::nanoseconds timeout_{std::chrono::seconds(1)};
-  std::chrono::nanoseconds min_timeout_;
+  RttTimeout rto_;
   RequestWindow burst_;
 };
 

@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <optional>
 
 #include "engine/rr_flows.h"
 #include "engine/rr_internal.h"
@@ -70,28 +71,9 @@ UdpRrClientFlow::UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64
       resp_(resp),
       seq_bytes_(std::min<uint32_t>({req, resp, 8})),
       seq_mask_(first_bytes_mask(seq_bytes_)),
-      quota_(quota),
-      min_timeout_(min_timeout) {
+      quota_(quota) {
+  rto_.min_ns = std::chrono::nanoseconds(min_timeout).count();
   std::memset(out_.get(), 'u', std::max<uint32_t>(req, 8));
-}
-
-void UdpRrClientFlow::on_rtt(int64_t rtt_ns) noexcept {
-  // TCP's estimator (RFC 6298) in fixed point, as the kernel keeps it:
-  // srtt8_ is 8 x the smoothed round trip, rttvar4_ 4 x its mean deviation,
-  // so the 1/8 and 1/4 gains are shifts (both stay positive).
-  const int64_t r = std::max<int64_t>(rtt_ns, 1);
-  if (srtt8_ == 0) {
-    srtt8_ = 8 * r;
-    rttvar4_ = 2 * r;  // deviation r / 2
-  } else {
-    const int64_t err = r - (srtt8_ >> 3);
-    srtt8_ += err;
-    rttvar4_ += (err < 0 ? -err : err) - (rttvar4_ >> 2);
-  }
-  // The timeout follows each round trip (the larger of srtt + 4 x rttvar
-  // and 2 x srtt), here rather than at every request.
-  const auto t = std::chrono::nanoseconds(std::max((srtt8_ >> 3) + rttvar4_, srtt8_ >> 2));
-  timeout_ = std::clamp<std::chrono::nanoseconds>(t, min_timeout_, std::chrono::seconds(2));
 }
 
 void UdpRrClientFlow::set_mode(bool blocking) noexcept {
@@ -123,7 +105,7 @@ bool UdpRrClientFlow::use_coarse_wait() noexcept {
     --precise_left_;
     return false;
   }
-  if (srtt8_ == 0) return false;
+  if (rto_.srtt8 == 0) return false;
   // The kernel keeps SO_RCVTIMEO in whole jiffies, rounded up: 1 ms is one
   // jiffy at any HZ (100-1000), a sleep that ends at the next tick, however
   // near, and no shorter value would wait less. So it is set once, whatever
@@ -138,6 +120,107 @@ bool UdpRrClientFlow::use_coarse_wait() noexcept {
   }
   ++coarse_waits_;
   return true;
+}
+
+// Coarse waits under way, right after an answer: whole transactions in a
+// send and a blocking recv, with the flow's state in locals (the system
+// calls would make the compiler reload members). Anything unusual (a
+// timeout, a late or foreign answer, EINTR, a send error) is handed back to
+// step() in the state its own loop would have reached; a failure is
+// returned. Whole transactions reach the counters in batches (Batch).
+std::optional<Wait> UdpRrClientFlow::run_coarse(PhaseRef phase) noexcept {
+  const int fd = fd_.get();
+  const uint64_t mask = seq_mask_;
+  const uint32_t req = req_, cap = std::max<uint32_t>(resp_, 65536), seq_bytes = seq_bytes_;
+  char* const out = out_.get();
+  char* const in = in_.get();
+  const uint64_t last = quota_ ? quota_ : ~uint64_t{0};  // transactions to stop at
+  uint64_t seq = seq_, done = counters.transactions.get(), waits = 0;
+  Clock::time_point t0 = t0_;
+  RttTimeout rto = rto_;
+  rr::Batch batch(t0);
+  auto sent_one = [&] {
+    counters.bytes_sent.add(req);
+    counters.datagrams_sent.add(1);
+    counters.send_calls.add(1);
+  };
+  // The request in flight's: the timeout now in force after its start.
+  auto deadline = [&] { return t0 + std::chrono::nanoseconds(rto.timeout_ns()); };
+  std::optional<Wait> failed;
+  for (;;) {
+    if (load(phase) != Phase::kRun || done >= last) break;
+    copy_upto8(out, reinterpret_cast<const char*>(&++seq), mask);
+    ssize_t n = net::data::send(fd, out, req, 0);
+    if (n < 0) {
+      const int err = errno;
+      if (err == EINTR || again(err)) {
+        --seq;  // step() sends it again
+        break;
+      }
+      if (err != ENOBUFS && err != ECONNREFUSED) {
+        failed = fail("send failed", err);
+        break;
+      }
+      // Counted; step() waits for this request, which then times out.
+      counters.send_errors.add(1);
+      ++waits;
+      waiting_ = true;
+      coarse_ = true;
+      deadline_ = deadline();
+      break;
+    }
+    ++waits;
+    n = net::data::recv(fd, in, cap, 0);
+    if (n < 0) {
+      sent_one();
+      const int err = errno;
+      // step() goes on waiting for this request: coarsely after EINTR, on
+      // the exact timer otherwise (it reads once more, then checks the clock).
+      waiting_ = true;
+      coarse_ = err == EINTR;
+      deadline_ = deadline();
+      if (err != EINTR && !again(err) && err != ECONNREFUSED) failed = fail("recv failed", err);
+      break;
+    }
+    const Clock::time_point t = rr::now();
+    uint64_t got = 0;
+    if (static_cast<uint32_t>(n) >= seq_bytes) copy_upto8(reinterpret_cast<char*>(&got), in, mask);
+    const int64_t rtt = ns_between(t0, t);
+    if ((match_sequence && got != (seq & mask)) || (rto.outlasts(rtt) && arrival(t) > deadline())) {
+      sent_one();
+      counters.bytes_recv.add(static_cast<uint64_t>(n));
+      counters.datagrams_recv.add(1);
+      counters.recv_calls.add(1);
+      counters.late.add(1);
+      if (match_sequence && got != (seq & mask)) {
+        // The answer to a request we gave up on: step() waits on (coarsely)
+        // for this one's.
+        waiting_ = true;
+        coarse_ = true;
+        deadline_ = deadline();
+      } else {
+        // Came after the moment an exact timer gives up at: as step() counts
+        // it, a timeout, then a late answer; the next request starts now.
+        counters.timeouts.add(1);
+        t0 = t;
+      }
+      break;
+    }
+    rto.on_rtt(rtt);
+    if (histogram) histogram->record(static_cast<uint64_t>(std::max<int64_t>(rtt, 0)));
+    batch.add(static_cast<uint64_t>(n));
+    if (batch.due()) batch.publish(counters, req, t);
+    ++done;
+    t0 = t;
+  }
+  batch.flush(counters, req);
+  seq_ = seq;
+  rto_ = rto;
+  coarse_waits_ += waits;
+  // Unless a request is still out, t0_ is when the next one starts.
+  chained_ = !waiting_;
+  t0_ = t0;
+  return failed;
 }
 
 // One request at a time. Its answer is waited for in one of two ways:
@@ -156,6 +239,9 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   if (burst_.window) return step_burst(phase);
   const int fd = fd_.get();
   if (load(phase) == Phase::kAbort) return finished();
+  if (coarse_ready()) {
+    if (std::optional<Wait> w = run_coarse(phase)) return *w;
+  }
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
     if (!waiting_) {
@@ -165,7 +251,7 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       copy_upto8(out_.get(), reinterpret_cast<const char*>(&seq_), seq_mask_);
       // Right after an answer, its arrival time starts this request too
       // (one clock read per transaction, as TCP_RR).
-      t0_ = chained_ ? t0_ : Clock::now();
+      t0_ = chained_ ? t0_ : rr::now();
       chained_ = false;
       ssize_t n = net::data::send(fd, out_.get(), req_, 0);
       if (n < 0) {
@@ -191,7 +277,7 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     ssize_t n = net::data::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536),
                                 coarse_ ? 0 : MSG_DONTWAIT);
     if (n >= 0) {
-      Clock::time_point t = Clock::now();
+      Clock::time_point t = rr::now();
       counters.bytes_recv.add(static_cast<uint64_t>(n));
       counters.datagrams_recv.add(1);
       counters.recv_calls.add(1);
@@ -216,12 +302,15 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         continue;
       }
       int64_t rtt = ns_between(t0_, t);
-      on_rtt(rtt);
+      rto_.on_rtt(rtt);
       if (histogram) histogram->record(static_cast<uint64_t>(std::max<int64_t>(rtt, 0)));
       counters.transactions.add(1);
       waiting_ = false;
       t0_ = t;
       chained_ = true;
+      if (coarse_ready()) {
+        if (std::optional<Wait> w = run_coarse(phase)) return *w;
+      }
       continue;
     }
     int err = errno;
@@ -262,7 +351,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
     if (may_start && !w.full() && !send_blocked) {
       const uint64_t seq = seq_ + 1;
       copy_upto8(out_.get(), reinterpret_cast<const char*>(&seq), seq_mask_);
-      const Clock::time_point t = Clock::now();
+      const Clock::time_point t = rr::now();
       ssize_t n = net::data::send(fd, out_.get(), req_, 0);
       if (n < 0) {
         if (errno == EINTR) continue;
@@ -283,7 +372,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
     }
     ssize_t n = net::data::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), 0);
     if (n >= 0) {
-      const Clock::time_point t = Clock::now();
+      const Clock::time_point t = rr::now();
       counters.bytes_recv.add(static_cast<uint64_t>(n));
       counters.datagrams_recv.add(1);
       counters.recv_calls.add(1);
@@ -304,7 +393,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
         w.pop();
       }
       int64_t rtt = ns_between(w.oldest().at, t);
-      on_rtt(rtt);
+      rto_.on_rtt(rtt);
       if (histogram) histogram->record(static_cast<uint64_t>(std::max<int64_t>(rtt, 0)));
       counters.transactions.add(1);
       w.pop();
@@ -348,44 +437,46 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   const bool draining = drain_.update(phase, now);
   const uint32_t copy = std::min<uint32_t>({req_, resp_, 8});
   const uint64_t mask = first_bytes_mask(copy);
+  char* const in = in_.get();
+  char* const out = out_.get();
+  const uint32_t cap = std::max<uint32_t>(req_, 65536), resp = resp_;
+  rr::Batch batch(now);  // answered requests, added to the counters in batches
   for (;;) {
-    if (load(phase) == Phase::kAbort) return finished();
+    if (batch.due()) batch.publish(counters, resp, rr::now());
+    if (load(phase) == Phase::kAbort) break;
     sockaddr_storage from;  // recvfrom fills it in (fromlen says how much)
     socklen_t fromlen = sizeof from;
     // Draining, never block: the quiet period is timed by the worker.
-    ssize_t n = net::data::recvfrom(fd, in_.get(), std::max<uint32_t>(req_, 65536),
-                                    draining ? MSG_DONTWAIT : 0, reinterpret_cast<sockaddr*>(&from),
-                                    &fromlen);
-    if (n == 0 && end_on_empty) return finished();
-    if (n >= 0) {
+    ssize_t n = net::data::recvfrom(fd, in, cap, draining ? MSG_DONTWAIT : 0,
+                                    reinterpret_cast<sockaddr*>(&from), &fromlen);
+    if (n >= 0) [[likely]] {
+      if (n == 0 && end_on_empty) break;
       // Only the drain's quiet spell needs arrival times.
       if (draining) drain_.arrived(Clock::now());
-      counters.bytes_recv.add(static_cast<uint64_t>(n));
-      counters.datagrams_recv.add(1);
-      counters.recv_calls.add(1);
       // The client's sequence number, as much of it as both messages hold.
       copy_upto8(
-          out_.get(), in_.get(),
+          out, in,
           static_cast<uint32_t>(n) >= copy ? mask : first_bytes_mask(static_cast<uint32_t>(n)));
-      ssize_t m =
-          net::data::sendto(fd, out_.get(), resp_, 0, reinterpret_cast<sockaddr*>(&from), fromlen);
+      ssize_t m = net::data::sendto(fd, out, resp, 0, reinterpret_cast<sockaddr*>(&from), fromlen);
       if (m >= 0) {
-        counters.bytes_sent.add(static_cast<uint64_t>(m));
-        counters.datagrams_sent.add(1);
-        counters.send_calls.add(1);
-        counters.transactions.add(1);
+        batch.add(static_cast<uint64_t>(n));  // a datagram in and one out: a transaction
       } else {
+        counters.bytes_recv.add(static_cast<uint64_t>(n));
+        counters.datagrams_recv.add(1);
+        counters.recv_calls.add(1);
         counters.send_errors.add(1);
       }
       continue;
     }
     int err = errno;
     if (err == EINTR) continue;
+    batch.flush(counters, resp);
     if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
-    break;
+    if (draining) return drain_.next(fd, counters.datagrams_recv.get());
+    return wait_read(fd);
   }
-  if (draining) return drain_.next(fd, counters.datagrams_recv.get());
-  return wait_read(fd);
+  batch.flush(counters, resp);
+  return finished();
 }
 
 }  // namespace flowperf::engine

@@ -102,8 +102,12 @@ class Histogram {
     ++counts_[index - base_];
     ++count_;
     sum_ += value;
-    min_ = std::min(min_, value);
-    max_ = std::max(max_, value);
+    // Branches, not std::min/max: a new extreme is rare after the first
+    // few samples, and then nothing is stored.
+    if (value < min_) [[unlikely]]
+      min_ = value;
+    if (value > max_) [[unlikely]]
+      max_ = value;
   }
   void record_n(uint64_t value, uint64_t n) noexcept;  // n == 0 is a no-op
   void merge(const Histogram& other);                  // may allocate groups
