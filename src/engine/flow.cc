@@ -23,9 +23,10 @@ void Flow::apply_mode(int fd, bool blocking) noexcept {
 }
 
 void Flow::set_wake_timeouts(int fd) noexcept {
-  timeval tv{0, kBlockingWakeUs};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  // Direct system calls: TCP_CRR sets these on every connection.
+  static constexpr timeval kWake{0, kBlockingWakeUs};
+  net::data::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &kWake, sizeof kWake);
+  net::data::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &kWake, sizeof kWake);
 }
 
 void Flow::set_mode(bool blocking) noexcept {

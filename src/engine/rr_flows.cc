@@ -358,6 +358,7 @@ CrrClientFlow::CrrClientFlow(net::Address server, SocketOptions opts, uint32_t r
       resp_(resp),
       quota_(quota) {
   std::memset(buf_.get(), 'c', std::max(req, resp));
+  any_options_ = opts_.any();
 }
 
 CrrClientFlow::~CrrClientFlow() {
@@ -381,10 +382,10 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         // clock read per transaction).
         t0_ = chained_ ? t0_ : rr::now();
         chained_ = false;
-        fd_ = ::socket(server_.family(),
-                       SOCK_STREAM | SOCK_CLOEXEC | (blocking_ ? 0 : SOCK_NONBLOCK), 0);
+        fd_ = net::data::socket(server_.family(),
+                                SOCK_STREAM | SOCK_CLOEXEC | (blocking_ ? 0 : SOCK_NONBLOCK), 0);
         if (fd_ < 0) return fail("socket() failed", errno);
-        apply_options(fd_, opts_);
+        if (any_options_) apply_options(fd_, opts_);
         if (opts_.source.len > 0) {
           // The port comes with connect(), so binding the address does not
           // tie up a port per connection (netperf test -L).

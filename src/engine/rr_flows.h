@@ -105,6 +105,11 @@ struct SocketOptions {
   bool keepalive = false;
   std::string congestion;  // empty: the system default
   net::Address source;     // bound before connect when set (len > 0); port 0 = any
+  // Whether apply_options() has anything to set (the source is bound apart).
+  bool any() const noexcept {
+    return sndbuf > 0 || rcvbuf > 0 || nodelay || tos >= 0 || priority >= 0 || keepalive ||
+           !congestion.empty();
+  }
 };
 
 class CrrClientFlow final : public Flow {
@@ -124,6 +129,7 @@ class CrrClientFlow final : public Flow {
   }
   net::Address server_;
   SocketOptions opts_;
+  bool any_options_;  // whether opts_ asks for anything per connection
   std::unique_ptr<char[]> buf_;
   uint32_t req_, resp_;
   uint64_t quota_;

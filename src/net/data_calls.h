@@ -85,6 +85,13 @@ inline int accept4(int fd, sockaddr* from, socklen_t* len, int flags) noexcept {
   return static_cast<int>(call(SYS_accept4, fd, from, len, flags));
 }
 inline int close(int fd) noexcept { return static_cast<int>(call(SYS_close, fd)); }
+inline int socket(int family, int type, int protocol) noexcept {
+  return static_cast<int>(call(SYS_socket, family, type, protocol));
+}
+// A blocking TCP_CRR client sets its wake-up timeouts on each connection.
+inline int setsockopt(int fd, int level, int name, const void* value, socklen_t len) noexcept {
+  return static_cast<int>(call(SYS_setsockopt, fd, level, name, value, len));
+}
 inline ssize_t sendmsg(int fd, const msghdr* m, int flags) noexcept {
   return call(SYS_sendmsg, fd, m, flags);
 }

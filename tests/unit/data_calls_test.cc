@@ -94,5 +94,29 @@ TEST(DataCalls, ConnectToAClosedPortIsRefused) {
   ::close(fd);
 }
 
+// socket() gives a working descriptor with the type flags applied, and
+// setsockopt() sets what getsockopt() then reads back; both fail as libc's
+// would.
+TEST(DataCalls, SocketAndSetsockopt) {
+  const int fd = data::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  ASSERT_GE(fd, 0);
+  EXPECT_TRUE(::fcntl(fd, F_GETFL) & O_NONBLOCK);
+  EXPECT_TRUE(::fcntl(fd, F_GETFD) & FD_CLOEXEC);
+  const timeval set{0, 200'000};  // whole jiffies at HZ 100, 250 and 1000
+  EXPECT_EQ(data::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &set, sizeof set), 0);
+  timeval got{};
+  socklen_t len = sizeof got;
+  ASSERT_EQ(::getsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &got, &len), 0);
+  EXPECT_EQ(got.tv_sec, 0);
+  EXPECT_EQ(got.tv_usec, 200'000);
+  errno = 0;
+  EXPECT_EQ(data::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &set, 1), -1);  // too short
+  EXPECT_EQ(errno, EINVAL);
+  ::close(fd);
+  errno = 0;
+  EXPECT_EQ(data::socket(AF_INET, 12345, 0), -1);
+  EXPECT_EQ(errno, EINVAL);
+}
+
 }  // namespace
 }  // namespace flowperf::net

@@ -1,8 +1,8 @@
-// The request/response flows' small arithmetic helpers: the batch a tight
-// UDP_RR loop adds to its counters (exact totals, sized by pace) and the
-// UDP_RR client's timeout (RFC 6298 in fixed point, and its shortcut for
-// telling a round trip within the timeout). Time points are made up: no
-// clock is read and nothing is timed.
+// The request/response flows' small helpers: the batch a tight UDP_RR loop
+// adds to its counters (exact totals, sized by pace), the UDP_RR client's
+// timeout (RFC 6298 in fixed point, and its shortcut for telling a round
+// trip within the timeout), and whether a TCP_CRR connection has options to
+// set. Time points are made up: no clock is read and nothing is timed.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -143,6 +143,24 @@ TEST(RttTimeout, OutlastsAgreesWithTheTimeout) {
       EXPECT_EQ(t.outlasts(rtt), rtt > to) << "rtt " << rtt << " srtt8 " << t.srtt8 << " rttvar4 "
                                            << t.rttvar4 << " min " << t.min_ns;
   }
+}
+
+// TCP_CRR skips apply_options() per connection when nothing is asked for:
+// each option alone must count as something.
+TEST(SocketOptions, AnyIsTrueForEachOptionAlone) {
+  EXPECT_FALSE(SocketOptions{}.any());
+  auto with = [](auto set) {
+    SocketOptions o;
+    set(o);
+    return o.any();
+  };
+  EXPECT_TRUE(with([](SocketOptions& o) { o.sndbuf = 65536; }));
+  EXPECT_TRUE(with([](SocketOptions& o) { o.rcvbuf = 65536; }));
+  EXPECT_TRUE(with([](SocketOptions& o) { o.nodelay = true; }));
+  EXPECT_TRUE(with([](SocketOptions& o) { o.tos = 0; }));
+  EXPECT_TRUE(with([](SocketOptions& o) { o.priority = 0; }));
+  EXPECT_TRUE(with([](SocketOptions& o) { o.keepalive = true; }));
+  EXPECT_TRUE(with([](SocketOptions& o) { o.congestion = "reno"; }));
 }
 
 }  // namespace
