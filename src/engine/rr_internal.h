@@ -33,17 +33,20 @@ inline Clock::time_point now() noexcept {
 // Whole UDP_RR transactions a tight loop has done but not yet added to the
 // flow's counters: each is a datagram sent and one received, in one call
 // each, so seven counter updates per transaction become two local
-// additions. A batch spans about kSpan (at most kMost transactions, at
-// least one), sized from the last one's pace, and the loop adds what is
-// left when it ends: the totals are exact, and interval samples lag by
-// about kSpan. Only after a sudden slow-down may one batch take longer (its
-// transactions' gaps, each shorter than the blocking wake-up, which ends
-// the loop).
+// additions. The loop adds the batch when due() and whatever is left when
+// it ends, so the totals are exact. A blocking loop runs for the whole
+// test: publish() sizes its batches to span about kSpan (at most kMost
+// transactions, at least one) from the last batch's pace, so interval
+// samples lag by about kSpan. After a sudden slow-down one batch may take
+// up to kMost of the new, longer gaps; a gap longer than the blocking
+// wake-up ends the loop, and with it the batch. A non-blocking loop ends
+// at its first EAGAIN: it needs no clock, only flush() every kMost.
 class Batch {
  public:
   static constexpr uint64_t kMost = 16;
   static constexpr Clock::duration kSpan = std::chrono::milliseconds(1);
-  explicit Batch(Clock::time_point now) noexcept : since_(now) {}
+  // first: how many transactions the first batch holds.
+  Batch(Clock::time_point now, uint64_t first) noexcept : limit_(first), since_(now) {}
   void add(uint64_t bytes_in) noexcept {
     ++n_;
     bytes_in_ += bytes_in;
@@ -73,7 +76,7 @@ class Batch {
   }
 
  private:
-  uint64_t n_ = 0, bytes_in_ = 0, limit_ = 1;
+  uint64_t n_ = 0, bytes_in_ = 0, limit_;
   Clock::time_point since_;
 };
 

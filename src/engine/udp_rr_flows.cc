@@ -138,7 +138,7 @@ std::optional<Wait> UdpRrClientFlow::run_coarse(PhaseRef phase) noexcept {
   uint64_t seq = seq_, done = counters.transactions.get(), waits = 0;
   Clock::time_point t0 = t0_;
   RttTimeout rto = rto_;
-  rr::Batch batch(t0);
+  rr::Batch batch(t0, 1);
   auto sent_one = [&] {
     counters.bytes_sent.add(req);
     counters.datagrams_sent.add(1);
@@ -440,9 +440,16 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   char* const in = in_.get();
   char* const out = out_.get();
   const uint32_t cap = std::max<uint32_t>(req_, 65536), resp = resp_;
-  rr::Batch batch(now);  // answered requests, added to the counters in batches
+  // Answered requests, added to the counters in batches (sized by pace
+  // when the loop blocks).
+  rr::Batch batch(now, blocking_ ? 1 : rr::Batch::kMost);
   for (;;) {
-    if (batch.due()) batch.publish(counters, resp, rr::now());
+    if (batch.due()) {
+      if (blocking_)
+        batch.publish(counters, resp, rr::now());
+      else
+        batch.flush(counters, resp);
+    }
     if (load(phase) == Phase::kAbort) break;
     sockaddr_storage from;  // recvfrom fills it in (fromlen says how much)
     socklen_t fromlen = sizeof from;

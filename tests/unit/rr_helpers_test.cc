@@ -24,7 +24,7 @@ const Clock::time_point kT0 = Clock::time_point(10s);
 TEST(RrBatch, FlushAddsEveryTransactionExactly) {
   FlowCounters c;
   c.transactions.add(5);  // what the flow had before the loop
-  Batch b(kT0);
+  Batch b(kT0, 1);
   for (uint64_t i = 1; i <= 7; ++i) b.add(i);  // answers of 1..7 bytes
   b.flush(c, 100);
   EXPECT_EQ(c.transactions.get(), 12u);
@@ -40,11 +40,18 @@ TEST(RrBatch, FlushAddsEveryTransactionExactly) {
   EXPECT_EQ(c.bytes_recv.get(), 28u);
 }
 
-TEST(RrBatch, FirstBatchIsOneTransaction) {
-  Batch b(kT0);
+TEST(RrBatch, FirstBatchHoldsWhatItWasToldTo) {
+  Batch b(kT0, 1);
   EXPECT_FALSE(b.due());
   b.add(1);
   EXPECT_TRUE(b.due());
+  Batch c(kT0, Batch::kMost);
+  for (uint64_t i = 1; i < Batch::kMost; ++i) {
+    c.add(1);
+    EXPECT_FALSE(c.due()) << i;
+  }
+  c.add(1);
+  EXPECT_TRUE(c.due());
 }
 
 // At loopback pace (10 µs a transaction) a batch grows to kMost; at a WAN's
@@ -52,7 +59,7 @@ TEST(RrBatch, FirstBatchIsOneTransaction) {
 // published as it completes; in between, a batch spans about kSpan.
 TEST(RrBatch, SizeFollowsThePace) {
   FlowCounters c;
-  Batch b(kT0);
+  Batch b(kT0, 1);
   Clock::time_point t = kT0;
   // Adds transactions until the batch is due; how many it took.
   auto fill = [&b] {
@@ -81,7 +88,7 @@ TEST(RrBatch, SizeFollowsThePace) {
 // A clock that did not move (or a stale start) does not divide by zero.
 TEST(RrBatch, NoTimeElapsedMeansTheLargestBatch) {
   FlowCounters c;
-  Batch b(kT0);
+  Batch b(kT0, 1);
   b.add(1);
   b.publish(c, 1, kT0);
   for (uint64_t i = 1; i < Batch::kMost; ++i) {
