@@ -7,8 +7,8 @@ client CPU time comes from the kernel (wait4), the long-running server's
 from /proc/PID/stat (children included), and peak RSS from the client's
 VmHWM. flowperf runs in its default mode and, where they apply, in the
 modes that trade realism for speed (--busy-poll for RR tests; --batch 1,
---gso and --gso --gro beside the default batch of 32 for UDP_STREAM), each
-its own row.
+--gso and --gso --gro beside the default batch of 32 for UDP_STREAM;
+--rst-close for TCP_CRR, the close neper's tcp_crr makes), each its own row.
 
 The report is markdown: medians per tool with user-space CPU seconds per
 GB or per million transactions, the flowperf/peer ratios (rate, and user
@@ -241,6 +241,8 @@ class Flowperf(Tool):
         if "--busy-poll" in self.mode and w not in self.RR[:5]:
             return None
         if ({"--gso", "--gro", "--batch"} & set(self.mode)) and w != "udp_stream_64":
+            return None
+        if "--rst-close" in self.mode and w != "tcp_crr":
             return None
         if self.mode and w in ("tcp_rr_p2", "tcp_rr_p10000"):
             return None
@@ -746,7 +748,8 @@ def main():
 
     fp = os.path.abspath(args.flowperf)
     tools = [Flowperf(fp), Flowperf(fp, ["--busy-poll"]), Flowperf(fp, ["--batch", "1"]),
-             Flowperf(fp, ["--gso"]), Flowperf(fp, ["--gso", "--gro"])]
+             Flowperf(fp, ["--gso"]), Flowperf(fp, ["--gso", "--gro"]),
+             Flowperf(fp, ["--rst-close"])]
     npdir = args.netperf_dir or (os.path.dirname(shutil.which("netperf")) if shutil.which("netperf") else None)
     if npdir and os.path.exists(os.path.join(npdir, "netserver")):
         tools.append(Netperf(npdir))

@@ -51,7 +51,7 @@ struct ClientArgs {
   uint32_t repeat = 0;            // --repeat: most runs; 0 = not asked
   std::string confidence;         // --confidence LEVEL[,WIDTH]
   std::optional<uint32_t> batch;  // not given: UDP_STREAM batches 32, other tests 1
-  bool gso = false, gro = false, busy_poll = false;
+  bool gso = false, gro = false, busy_poll = false, rst_close = false;
 };
 
 // What a repeated test aims for. --repeat N alone runs exactly N times and
@@ -180,6 +180,7 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.gso = a.gso;
   s.gro = a.gro;
   s.busy_poll = a.busy_poll;
+  s.rst_close = a.rst_close;
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
   s.ip_family = a.v4 ? spec::IpFamily::kV4 : a.v6 ? spec::IpFamily::kV6 : spec::IpFamily::kAny;
   if (a.given.count) {
@@ -530,6 +531,9 @@ int native_main(int argc, char** argv) {
   app.add_flag("--busy-poll", c.busy_poll,
                "spin on non-blocking sockets instead of sleeping (both ends; one busy CPU per "
                "worker thread)");
+  app.add_flag("--rst-close", c.rst_close,
+               "TCP_CRR: the client closes each connection with an RST as soon as the answer is "
+               "in (no FIN exchange, no TIME_WAIT), as neper's tcp_crr does");
   CLI::Option* udp_rr_min_timeout =
       app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
                      "UDP_RR: smallest per-transaction timeout in microseconds")

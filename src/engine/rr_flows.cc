@@ -398,6 +398,10 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
           }
         }
         if (blocking_) set_wake_timeouts(fd_);  // created blocking: only the timeouts
+        if (opts_.rst_close) {
+          static constexpr linger kRst{1, 0};
+          net::data::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &kRst, sizeof kRst);
+        }
         counters.connects.add(1);
         if (net::data::connect(fd_, server_.sa(), server_.len) == 0) {
           state_ = after_connect();
@@ -451,6 +455,10 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
           off_ += static_cast<uint32_t>(n);
           if (off_ == resp_) {
             off_ = 0;
+            if (opts_.rst_close) {
+              complete(now);  // SO_LINGER 0: this close sends the RST
+              continue;
+            }
             state_ = State::kAwaitEof;
           }
           continue;
@@ -465,15 +473,7 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       case State::kAwaitEof: {
         int err = 0;
         if (drain_to_eof(fd_, counters, &err)) {
-          close_fd(fd_);
-          Clock::time_point t = rr::now();
-          record(histogram, t0_, t);
-          now = t;
-          t0_ = t;
-          chained_ = true;
-          ++done_;
-          counters.transactions.add(1);
-          state_ = State::kIdle;
+          complete(now);
           continue;
         }
         if (err) {
@@ -484,6 +484,18 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       }
     }
   }
+}
+
+void CrrClientFlow::complete(Clock::time_point& now) noexcept {
+  close_fd(fd_);
+  const Clock::time_point t = rr::now();
+  record(histogram, t0_, t);
+  now = t;
+  t0_ = t;
+  chained_ = true;
+  ++done_;
+  counters.transactions.add(1);
+  state_ = State::kIdle;
 }
 
 // ---- TCP_CRR server ----
@@ -538,6 +550,7 @@ void CrrServerFlow::accept_all() noexcept {
     free_ = c->next_free;
     c->fd = fd;
     c->sending = req_ == 0;
+    c->answered = c->polling_out = false;
     c->off = 0;
     ++open_;
     if (req_ == 0 && resp_ == 0) {  // TCP_CC: the accept is the transaction
@@ -560,6 +573,14 @@ void CrrServerFlow::accept_all() noexcept {
 
 void CrrServerFlow::serve(Conn* c) noexcept {
   for (;;) {
+    if (c->answered) {  // rst_close: until the client's RST (or end of stream)
+      char scratch[64];
+      ssize_t n = net::data::recv(c->fd, scratch, sizeof scratch, 0);
+      if (n > 0 || (n < 0 && errno == EINTR)) continue;
+      if (n < 0 && again(errno)) return;
+      close_conn(c);
+      return;
+    }
     if (!c->sending) {
       ssize_t n = net::data::recv(c->fd, buf_.get() + c->off, req_ - c->off, 0);
       if (n > 0) {
@@ -579,6 +600,16 @@ void CrrServerFlow::serve(Conn* c) noexcept {
     if (c->off == resp_) {
       counters.transactions.add(1);
       counters.connects.add(1);
+      if (opts_.rst_close) {
+        c->answered = true;
+        if (c->polling_out) {
+          epoll_event ev{};
+          ev.events = EPOLLIN;
+          ev.data.ptr = c;
+          ::epoll_ctl(ep_.get(), EPOLL_CTL_MOD, c->fd, &ev);
+        }
+        continue;
+      }
       close_conn(c);  // we close first: TIME_WAIT lands here, not on the client
       return;
     }
@@ -594,6 +625,7 @@ void CrrServerFlow::serve(Conn* c) noexcept {
       ev.events = EPOLLOUT;
       ev.data.ptr = c;
       ::epoll_ctl(ep_.get(), EPOLL_CTL_MOD, c->fd, &ev);
+      c->polling_out = true;
       return;
     }
     if (n < 0 && errno == EINTR) continue;
@@ -651,8 +683,17 @@ Wait CrrServerFlow::step_blocking(PhaseRef phase) noexcept {
     if (whole) {
       counters.transactions.add(1);
       counters.connects.add(1);
+      if (opts_.rst_close) {
+        // The client's RST ends the connection (recv fails; no TIME_WAIT on
+        // either side); the wake-up timeout bounds the wait.
+        char scratch[64];
+        ssize_t n;
+        while ((n = net::data::recv(fd, scratch, sizeof scratch, 0)) > 0 ||
+               (n < 0 && errno == EINTR && load(phase) != Phase::kAbort)) {
+        }
+      }
     }
-    net::data::close(fd);  // we close first: TIME_WAIT lands here, not on the client
+    net::data::close(fd);  // otherwise we close first: TIME_WAIT lands here, not on the client
   }
 }
 

@@ -105,7 +105,12 @@ struct SocketOptions {
   bool keepalive = false;
   std::string congestion;  // empty: the system default
   net::Address source;     // bound before connect when set (len > 0); port 0 = any
-  // Whether apply_options() has anything to set (the source is bound apart).
+  // TCP_CRR, --rst-close: the client sets SO_LINGER 0 and closes as soon as
+  // the answer is in (an RST; the server's end of stream is not waited for),
+  // and the server, rather than closing first, waits for that RST.
+  bool rst_close = false;
+  // Whether apply_options() has anything to set (the source and rst_close
+  // are handled apart).
   bool any() const noexcept {
     return sndbuf > 0 || rcvbuf > 0 || nodelay || tos >= 0 || priority >= 0 || keepalive ||
            !congestion.empty();
@@ -130,6 +135,8 @@ class CrrClientFlow final : public Flow {
   net::Address server_;
   SocketOptions opts_;
   bool any_options_;  // whether opts_ asks for anything per connection
+  // The connection is done with (closed): a transaction, timed to now.
+  void complete(Clock::time_point& now) noexcept;
   std::unique_ptr<char[]> buf_;
   uint32_t req_, resp_;
   uint64_t quota_;
@@ -161,6 +168,8 @@ class CrrServerFlow final : public Flow {
   struct Conn {
     int fd = -1;
     bool sending = false;
+    bool answered = false;     // rst_close: the answer is sent; the client's RST ends it
+    bool polling_out = false;  // registered for EPOLLOUT (the answer did not fit at once)
     uint32_t off = 0;
     Conn* next_free = nullptr;
   };

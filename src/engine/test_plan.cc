@@ -47,6 +47,7 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
       case TestKind::kTcpCc: {
         SocketOptions o{static_cast<int>(s.local_sndbuf), static_cast<int>(s.local_rcvbuf),
                         s.nodelay};
+        o.rst_close = s.rst_close;
         f = std::make_unique<CrrClientFlow>(crr_server, o, data_size(s, s.request_size),
                                             data_size(s, s.response_size), quota);
         break;
@@ -70,6 +71,7 @@ std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& s,
   if (spec::info(s.test).connect_per_transaction) {
     SocketOptions o{static_cast<int>(s.remote_sndbuf), static_cast<int>(s.remote_rcvbuf),
                     s.nodelay};
+    o.rst_close = s.rst_close;
     for (size_t i = 0; i < crr_listeners.size(); ++i) {
       flows.push_back(std::make_unique<CrrServerFlow>(
           crr_listeners[i], o, data_size(s, s.request_size), data_size(s, s.response_size)));

@@ -58,6 +58,7 @@ std::string text_header(const session::TestResult& r) {
                        : s.batch > 1 ? "recvmmsg"
                                      : "recv");
   if (s.busy_poll) out += ", busy-poll";
+  if (s.rst_close) out += ", RST close";
   out += "\n";
   return out;
 }

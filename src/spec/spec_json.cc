@@ -49,6 +49,7 @@ nlohmann::json to_json(const TestSpec& s) {
       {"gso", s.gso},
       {"gro", s.gro},
       {"busy_poll", s.busy_poll},
+      {"rst_close", s.rst_close},
   };
 }
 
@@ -91,6 +92,7 @@ TestSpec spec_from_json(const nlohmann::json& j) {
   read(j, "gso", s.gso);
   read(j, "gro", s.gro);
   read(j, "busy_poll", s.busy_poll);
+  read(j, "rst_close", s.rst_close);
   return s;
 }
 

@@ -111,6 +111,8 @@ std::vector<std::string> validate(const TestSpec& s) {
   if (s.busy_poll && t.family != Family::kRr)
     add(fmt::format("--busy-poll: busy polling applies to TCP_RR, TCP_CRR and UDP_RR, not {}",
                     t.name));
+  if (s.rst_close && s.test != TestKind::kTcpCrr)
+    add(fmt::format("--rst-close: closing with an RST applies to TCP_CRR only, not {}", t.name));
   if (s.gro && s.test != TestKind::kUdpStream)
     add(fmt::format("--gro: UDP receive offload applies to UDP_STREAM only, not {}", t.name));
   if (s.gso && s.test != TestKind::kUdpStream)

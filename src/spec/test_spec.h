@@ -101,6 +101,10 @@ struct TestSpec {
   // Workers spin on non-blocking sockets instead of sleeping in the kernel
   // (--busy-poll): lower latency, one busy CPU per worker thread.
   bool busy_poll = false;
+  // TCP_CRR: the client ends each connection with an RST (SO_LINGER 0) as
+  // soon as the answer is in (--rst-close), as neper's tcp_crr does: no FIN
+  // from either side, no wait for the server's close, no TIME_WAIT.
+  bool rst_close = false;
 
   // The default UDP size is kUdpDefaultSizeV4; a client that finds it
   // talks IPv6 sets kUdpDefaultSizeV6 explicitly.

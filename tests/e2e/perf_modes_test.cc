@@ -1,10 +1,10 @@
 // End-to-end tests of the modes that trade realism for speed and of scale:
 // UDP_STREAM batching (--batch, --gso) keeps the sender's and receiver's
 // counts exactly reconciled and is named in text and JSON; --busy-poll RR
-// tests complete and say so; 10,000 TCP_RR flows on two threads per side
-// complete against a `flowperf server` process; a descriptor limit that is
-// too low is refused up front, on either end, with exit 2. Real processes on
-// 127.0.0.1; counts, not speeds, are asserted.
+// tests and --rst-close TCP_CRR complete and say so; 10,000 TCP_RR flows on
+// two threads per side complete against a `flowperf server` process; a
+// descriptor limit that is too low is refused up front, on either end, with
+// exit 2. Real processes on 127.0.0.1; counts, not speeds, are asserted.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 
@@ -239,6 +239,35 @@ TEST_F(PerfModes, BusyPollOnAStreamTestIsAUsageError) {
   Outcome o = client({"-t", "TCP_STREAM", "--busy-poll"});
   EXPECT_EQ(o.exit_code, 2);
   EXPECT_NE(o.err.find("--busy-poll"), std::string::npos) << o.err;
+}
+
+// ---- RST close ----
+
+TEST_F(PerfModes, RstCloseCrrCountsEveryTransactionAndSaysSo) {
+  // One flow, blocking on both ends; then four busy-polling flows on two
+  // threads, which puts the server's connections on its event loop: it
+  // waits for each client's RST in both.
+  for (bool busy : {false, true}) {
+    SCOPED_TRACE(busy ? "-P 4 --busy-poll" : "-P 1");
+    std::vector<std::string> args = {"-t", "TCP_CRR", "-n", "300", "--rst-close"};
+    if (busy) args.insert(args.end(), {"-P", "4", "--threads", "2", "--busy-poll"});
+    json j = run_json(args);
+    EXPECT_EQ(j["spec"]["rst_close"], true);
+    EXPECT_EQ(u64(j["total"]["transactions"]), 300u);
+    EXPECT_EQ(u64(j["total"]["remote_transactions"]), 300u);
+    EXPECT_TRUE(j["errors"].empty()) << j["errors"];
+  }
+  Outcome o = client({"-t", "TCP_CRR", "-n", "50", "--rst-close"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("RST close"), std::string::npos) << o.out;
+}
+
+TEST_F(PerfModes, RstCloseOutsideTcpCrrIsAUsageError) {
+  for (const char* test : {"TCP_RR", "TCP_CC", "UDP_RR", "TCP_STREAM"}) {
+    Outcome o = client({"-t", test, "--rst-close"});
+    EXPECT_EQ(o.exit_code, 2) << test;
+    EXPECT_NE(o.err.find("--rst-close"), std::string::npos) << o.err;
+  }
 }
 
 // ---- many flows ----

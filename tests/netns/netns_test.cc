@@ -636,6 +636,58 @@ TEST_F(Netns, TcpStreamAndTcpRrCompleteUnderSegmentLoss) {
        std::to_string(u64(r["total"]["transactions"])) + " transactions on both sides");
 }
 
+// TCP_CRR's two ways to end a connection, seen in the kernel of each
+// namespace: by default the server closes first (FIN both ways), so each
+// connection leaves a TIME_WAIT socket in the server's namespace; with
+// --rst-close the client ends each one with an RST, and the server waits
+// for it: no TIME_WAIT anywhere, one RST sent per connection by the client.
+TEST_F(Netns, TcpCrrRstCloseEndsEachConnectionWithAnRst) {
+  constexpr uint64_t kN = 300;
+  // TIME_WAIT sockets in ns, the control connection's left out.
+  auto time_wait = [this](const std::string& ns) {
+    Cmd c = net_->exec(ns, {tool("ss"), "-Htan", "state", "time-wait"});
+    EXPECT_TRUE(c.ok()) << c.what();
+    uint64_t n = 0;
+    std::istringstream lines(c.out);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find(":" + kPort + " ") == std::string::npos && !line.ends_with(":" + kPort)) ++n;
+    return n;
+  };
+  // Blocking sockets on both ends, then busy-polling ones (the server's
+  // event loop: a server has a CRR flow per thread, and a flow alone on its
+  // thread blocks unless it busy-polls).
+  uint64_t rsts = 0;
+  for (bool busy : {false, true}) {
+    SCOPED_TRACE(busy ? "--busy-poll" : "blocking");
+    Counters a0 = snmp(*net_, net_->a), b0 = snmp(*net_, net_->b);
+    std::vector<std::string> args = {"-t", "TCP_CRR", "-n", std::to_string(kN), "--rst-close"};
+    if (busy) args.push_back("--busy-poll");
+    json r = client(args);
+    ASSERT_TRUE(r.is_object());
+    EXPECT_EQ(r["spec"]["rst_close"], true);
+    EXPECT_EQ(u64(r["total"]["transactions"]), kN);
+    EXPECT_EQ(u64(r["total"]["remote_transactions"]), kN);
+    rsts = delta(b0, snmp(*net_, net_->b)).at("Tcp.OutRsts");
+    EXPECT_GE(rsts, kN) << "the client's closes sent " << rsts << " RSTs";
+    // The server had not closed its end: each RST found it established.
+    EXPECT_GE(delta(a0, snmp(*net_, net_->a)).at("Tcp.EstabResets"), kN);
+    EXPECT_EQ(time_wait(net_->a), 0u);
+    EXPECT_EQ(time_wait(net_->b), 0u);
+  }
+
+  // The default, for contrast: the server closed first, once per connection.
+  Counters b0 = snmp(*net_, net_->b);
+  json g = client({"-t", "TCP_CRR", "-n", std::to_string(kN)});
+  ASSERT_TRUE(g.is_object());
+  EXPECT_EQ(u64(g["total"]["transactions"]), kN);
+  EXPECT_EQ(time_wait(net_->a), kN);
+  EXPECT_EQ(time_wait(net_->b), 0u);
+  EXPECT_LT(delta(b0, snmp(*net_, net_->b)).at("Tcp.OutRsts"), kN);
+  note("TCP_CRR x " + std::to_string(kN) + ": --rst-close sent " + std::to_string(rsts) +
+       " RSTs and left no TIME_WAIT; the default left " + std::to_string(time_wait(net_->a)) +
+       " TIME_WAIT sockets on the server's side");
+}
+
 // ---- 4. IPv6 ----
 
 TEST_F(Netns, Ipv6TcpRrAndUdpStream) {
