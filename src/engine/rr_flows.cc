@@ -365,6 +365,19 @@ CrrClientFlow::~CrrClientFlow() {
   if (fd_ >= 0) ::close(fd_);
 }
 
+// Inline: once per transaction.
+[[gnu::always_inline]] inline void CrrClientFlow::complete(Clock::time_point& now) noexcept {
+  close_fd(fd_);
+  const Clock::time_point t = rr::now();
+  record(histogram, t0_, t);
+  now = t;
+  t0_ = t;
+  chained_ = true;
+  ++done_;
+  counters.transactions.add(1);
+  state_ = State::kIdle;
+}
+
 Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   if (load(phase) == Phase::kAbort) {
     close_fd(fd_);
@@ -484,18 +497,6 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       }
     }
   }
-}
-
-void CrrClientFlow::complete(Clock::time_point& now) noexcept {
-  close_fd(fd_);
-  const Clock::time_point t = rr::now();
-  record(histogram, t0_, t);
-  now = t;
-  t0_ = t;
-  chained_ = true;
-  ++done_;
-  counters.transactions.add(1);
-  state_ = State::kIdle;
 }
 
 // ---- TCP_CRR server ----
