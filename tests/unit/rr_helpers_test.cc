@@ -40,18 +40,22 @@ TEST(RrBatch, FlushAddsEveryTransactionExactly) {
   EXPECT_EQ(c.bytes_recv.get(), 28u);
 }
 
+// Adds transactions to b until it is due (at most kMost + 1): how many.
+uint64_t fill(Batch& b) {
+  uint64_t n = 0;
+  do {
+    b.add(1);
+    ++n;
+  } while (!b.due() && n <= Batch::kMost);
+  return n;
+}
+
 TEST(RrBatch, FirstBatchHoldsWhatItWasToldTo) {
   Batch b(kT0, 1);
   EXPECT_FALSE(b.due());
-  b.add(1);
-  EXPECT_TRUE(b.due());
+  EXPECT_EQ(fill(b), 1u);
   Batch c(kT0, Batch::kMost);
-  for (uint64_t i = 1; i < Batch::kMost; ++i) {
-    c.add(1);
-    EXPECT_FALSE(c.due()) << i;
-  }
-  c.add(1);
-  EXPECT_TRUE(c.due());
+  EXPECT_EQ(fill(c), Batch::kMost);
 }
 
 // At loopback pace (10 µs a transaction) a batch grows to kMost; at a WAN's
@@ -61,27 +65,18 @@ TEST(RrBatch, SizeFollowsThePace) {
   FlowCounters c;
   Batch b(kT0, 1);
   Clock::time_point t = kT0;
-  // Adds transactions until the batch is due; how many it took.
-  auto fill = [&b] {
-    uint64_t n = 0;
-    do {
-      b.add(1);
-      ++n;
-    } while (!b.due() && n <= Batch::kMost);
-    return n;
-  };
-  EXPECT_EQ(fill(), 1u);
+  EXPECT_EQ(fill(b), 1u);
   b.publish(c, 1, t += 10us);
-  EXPECT_EQ(fill(), Batch::kMost);
+  EXPECT_EQ(fill(b), Batch::kMost);
   // kMost transactions in 8 ms: two fit in kSpan (1 ms).
   b.publish(c, 1, t += 8ms);
-  EXPECT_EQ(fill(), 2u);
+  EXPECT_EQ(fill(b), 2u);
   // Two in 32 ms: one at a time.
   b.publish(c, 1, t += 32ms);
-  EXPECT_EQ(fill(), 1u);
+  EXPECT_EQ(fill(b), 1u);
   // One in 250 µs: four.
   b.publish(c, 1, t += 250us);
-  EXPECT_EQ(fill(), 4u);
+  EXPECT_EQ(fill(b), 4u);
   EXPECT_EQ(c.transactions.get(), 1 + Batch::kMost + 2 + 1);
 }
 
@@ -91,12 +86,7 @@ TEST(RrBatch, NoTimeElapsedMeansTheLargestBatch) {
   Batch b(kT0, 1);
   b.add(1);
   b.publish(c, 1, kT0);
-  for (uint64_t i = 1; i < Batch::kMost; ++i) {
-    b.add(1);
-    EXPECT_FALSE(b.due()) << i;
-  }
-  b.add(1);
-  EXPECT_TRUE(b.due());
+  EXPECT_EQ(fill(b), Batch::kMost);
 }
 
 TEST(RttTimeout, FirstRoundTripSetsThreeTimesIt) {
