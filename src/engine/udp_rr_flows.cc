@@ -139,11 +139,6 @@ std::optional<Wait> UdpRrClientFlow::run_coarse(PhaseRef phase) noexcept {
   Clock::time_point t0 = t0_;
   RttTimeout rto = rto_;
   rr::Batch batch(t0, 1);
-  auto sent_one = [&] {
-    counters.bytes_sent.add(req);
-    counters.datagrams_sent.add(1);
-    counters.send_calls.add(1);
-  };
   // The request in flight's: the timeout now in force after its start.
   auto deadline = [&] { return t0 + std::chrono::nanoseconds(rto.timeout_ns()); };
   std::optional<Wait> failed;
@@ -162,7 +157,7 @@ std::optional<Wait> UdpRrClientFlow::run_coarse(PhaseRef phase) noexcept {
         break;
       }
       // Counted; step() waits for this request, which then times out.
-      counters.send_errors.add(1);
+      count_sent(n);
       ++waits;
       waiting_ = true;
       coarse_ = true;
@@ -172,8 +167,8 @@ std::optional<Wait> UdpRrClientFlow::run_coarse(PhaseRef phase) noexcept {
     ++waits;
     n = net::data::recv(fd, in, cap, 0);
     if (n < 0) {
-      sent_one();
       const int err = errno;
+      count_sent(req);
       // step() goes on waiting for this request: coarsely after EINTR, on
       // the exact timer otherwise (it reads once more, then checks the clock).
       waiting_ = true;
@@ -187,7 +182,7 @@ std::optional<Wait> UdpRrClientFlow::run_coarse(PhaseRef phase) noexcept {
     if (static_cast<uint32_t>(n) >= seq_bytes) copy_upto8(reinterpret_cast<char*>(&got), in, mask);
     const int64_t rtt = ns_between(t0, t);
     if ((match_sequence && got != (seq & mask)) || (rto.outlasts(rtt) && arrival(t) > deadline())) {
-      sent_one();
+      count_sent(req);
       counters.bytes_recv.add(static_cast<uint64_t>(n));
       counters.datagrams_recv.add(1);
       counters.recv_calls.add(1);
@@ -258,12 +253,8 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         if (errno == EINTR) continue;
         if (again(errno)) return wait_write(fd);
         if (errno != ENOBUFS && errno != ECONNREFUSED) return fail("send failed", errno);
-        counters.send_errors.add(1);  // counted; this request then times out
-      } else {
-        counters.bytes_sent.add(static_cast<uint64_t>(n));
-        counters.datagrams_sent.add(1);
-        counters.send_calls.add(1);
       }
+      count_sent(n);
       deadline_ = t0_ + timeout();
       waiting_ = true;
       coarse_ = coarse_next();
@@ -360,12 +351,8 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
           continue;
         }
         if (errno != ENOBUFS && errno != ECONNREFUSED) return fail("send failed", errno);
-        counters.send_errors.add(1);  // counted; this request then times out
-      } else {
-        counters.bytes_sent.add(static_cast<uint64_t>(n));
-        counters.datagrams_sent.add(1);
-        counters.send_calls.add(1);
       }
+      count_sent(n);
       seq_ = seq;
       w.push(t, seq);
       continue;
