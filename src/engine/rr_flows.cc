@@ -575,11 +575,8 @@ void CrrServerFlow::accept_all() noexcept {
 void CrrServerFlow::serve(Conn* c) noexcept {
   for (;;) {
     if (c->answered) {  // rst_close: until the client's RST (or end of stream)
-      char scratch[64];
-      ssize_t n = net::data::recv(c->fd, scratch, sizeof scratch, 0);
-      if (n > 0 || (n < 0 && errno == EINTR)) continue;
-      if (n < 0 && again(errno)) return;
-      close_conn(c);
+      int err = 0;
+      if (drain_to_eof(c->fd, counters, &err) || err) close_conn(c);
       return;
     }
     if (!c->sending) {
@@ -687,11 +684,8 @@ Wait CrrServerFlow::step_blocking(PhaseRef phase) noexcept {
       if (opts_.rst_close) {
         // The client's RST ends the connection (recv fails; no TIME_WAIT on
         // either side); the wake-up timeout bounds the wait.
-        char scratch[64];
-        ssize_t n;
-        while ((n = net::data::recv(fd, scratch, sizeof scratch, 0)) > 0 ||
-               (n < 0 && errno == EINTR && load(phase) != Phase::kAbort)) {
-        }
+        int err = 0;
+        drain_to_eof(fd, counters, &err);
       }
     }
     net::data::close(fd);  // otherwise we close first: TIME_WAIT lands here, not on the client

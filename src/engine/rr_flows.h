@@ -270,18 +270,6 @@ class UdpRrClientFlow final : public Flow {
     return blocking_ && !waiting_ && chained_ && precise_left_ == 0 && rcvtimeo_set_;
   }
   std::optional<Wait> run_coarse(PhaseRef phase) noexcept;
-  // A request's send, as it counts: sent (n bytes), or, after a transient
-  // error (ENOBUFS, a refused port), a send error: that request then times
-  // out.
-  void count_sent(ssize_t n) noexcept {
-    if (n < 0) {
-      counters.send_errors.add(1);
-      return;
-    }
-    counters.bytes_sent.add(static_cast<uint64_t>(n));
-    counters.datagrams_sent.add(1);
-    counters.send_calls.add(1);
-  }
   // When the datagram just received reached the socket (its kernel time
   // stamp), at the latest t, the time recv returned it.
   Clock::time_point arrival(Clock::time_point t) const noexcept;

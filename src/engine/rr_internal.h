@@ -2,6 +2,7 @@
 // not part of the engine's interface.
 #pragma once
 
+#include <sys/types.h>
 #include <time.h>
 
 #include <algorithm>
@@ -21,13 +22,32 @@ inline int64_t ns_between(Clock::time_point a, Clock::time_point b) {
 }
 
 // Clock::now() without its call through libstdc++: steady_clock is
-// CLOCK_MONOTONIC, read here straight from the vDSO. For once-per-
-// transaction reads.
+// CLOCK_MONOTONIC, read here with libc's clock_gettime (the vDSO). For
+// once-per-transaction reads.
 inline Clock::time_point now() noexcept {
   static_assert(Clock::is_steady);
   timespec ts;
   ::clock_gettime(CLOCK_MONOTONIC, &ts);
   return Clock::time_point(std::chrono::seconds(ts.tv_sec) + std::chrono::nanoseconds(ts.tv_nsec));
+}
+
+// One datagram sent (n bytes), or, after a transient error (n < 0: ENOBUFS,
+// a refused port), a send error; for UDP_RR, that request then times out.
+inline void count_sent(FlowCounters& c, ssize_t n) noexcept {
+  if (n < 0) {
+    c.send_errors.add(1);
+    return;
+  }
+  c.bytes_sent.add(static_cast<uint64_t>(n));
+  c.datagrams_sent.add(1);
+  c.send_calls.add(1);
+}
+
+// One datagram of n bytes received, in a call of its own.
+inline void count_received(FlowCounters& c, ssize_t n) noexcept {
+  c.bytes_recv.add(static_cast<uint64_t>(n));
+  c.datagrams_recv.add(1);
+  c.recv_calls.add(1);
 }
 
 // Whole UDP_RR transactions a tight loop has done but not yet added to the

@@ -22,6 +22,8 @@ namespace flowperf::engine {
 namespace {
 
 using rr::again;
+using rr::count_received;
+using rr::count_sent;
 using rr::ns_between;
 
 // The bits of a uint64_t that its first n bytes hold on this host (n <= 8).
@@ -157,7 +159,7 @@ std::optional<Wait> UdpRrClientFlow::run_coarse(PhaseRef phase) noexcept {
         break;
       }
       // Counted; step() waits for this request, which then times out.
-      count_sent(n);
+      count_sent(counters, n);
       ++waits;
       waiting_ = true;
       coarse_ = true;
@@ -168,7 +170,7 @@ std::optional<Wait> UdpRrClientFlow::run_coarse(PhaseRef phase) noexcept {
     n = net::data::recv(fd, in, cap, 0);
     if (n < 0) {
       const int err = errno;
-      count_sent(req);
+      count_sent(counters, req);
       // step() goes on waiting for this request: coarsely after EINTR, on
       // the exact timer otherwise (it reads once more, then checks the clock).
       waiting_ = true;
@@ -182,10 +184,8 @@ std::optional<Wait> UdpRrClientFlow::run_coarse(PhaseRef phase) noexcept {
     if (static_cast<uint32_t>(n) >= seq_bytes) copy_upto8(reinterpret_cast<char*>(&got), in, mask);
     const int64_t rtt = ns_between(t0, t);
     if ((match_sequence && got != (seq & mask)) || (rto.outlasts(rtt) && arrival(t) > deadline())) {
-      count_sent(req);
-      counters.bytes_recv.add(static_cast<uint64_t>(n));
-      counters.datagrams_recv.add(1);
-      counters.recv_calls.add(1);
+      count_sent(counters, req);
+      count_received(counters, n);
       counters.late.add(1);
       if (match_sequence && got != (seq & mask)) {
         // The answer to a request we gave up on: step() waits on (coarsely)
@@ -254,7 +254,7 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         if (again(errno)) return wait_write(fd);
         if (errno != ENOBUFS && errno != ECONNREFUSED) return fail("send failed", errno);
       }
-      count_sent(n);
+      count_sent(counters, n);
       deadline_ = t0_ + timeout();
       waiting_ = true;
       coarse_ = coarse_next();
@@ -269,9 +269,7 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
                                 coarse_ ? 0 : MSG_DONTWAIT);
     if (n >= 0) {
       Clock::time_point t = rr::now();
-      counters.bytes_recv.add(static_cast<uint64_t>(n));
-      counters.datagrams_recv.add(1);
-      counters.recv_calls.add(1);
+      count_received(counters, n);
       uint64_t got = 0;
       if (static_cast<uint32_t>(n) >= seq_bytes_)
         copy_upto8(reinterpret_cast<char*>(&got), in_.get(), seq_mask_);
@@ -352,7 +350,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
         }
         if (errno != ENOBUFS && errno != ECONNREFUSED) return fail("send failed", errno);
       }
-      count_sent(n);
+      count_sent(counters, n);
       seq_ = seq;
       w.push(t, seq);
       continue;
@@ -360,9 +358,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
     ssize_t n = net::data::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), 0);
     if (n >= 0) {
       const Clock::time_point t = rr::now();
-      counters.bytes_recv.add(static_cast<uint64_t>(n));
-      counters.datagrams_recv.add(1);
-      counters.recv_calls.add(1);
+      count_received(counters, n);
       send_blocked = false;
       uint32_t k = 0;  // which request in flight this answers
       if (match_sequence) {
@@ -455,9 +451,7 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       if (m >= 0) {
         batch.add(static_cast<uint64_t>(n));  // a datagram in and one out: a transaction
       } else {
-        counters.bytes_recv.add(static_cast<uint64_t>(n));
-        counters.datagrams_recv.add(1);
-        counters.recv_calls.add(1);
+        count_received(counters, n);
         counters.send_errors.add(1);
       }
       continue;
