@@ -2,6 +2,7 @@
 for a server to listen, and each tool's arguments per workload."""
 
 import os
+import resource
 import shutil
 import socket
 import time
@@ -45,6 +46,9 @@ NEPER_ARGS = {
     "udp_rr_1": ("udp_rr", ["-Q", "1", "-R", "1"]),
     "udp_rr_64": ("udp_rr", ["-Q", "64", "-R", "64"]),
     "tcp_crr": ("tcp_crr", ["-Q", "1", "-R", "1"]),
+    # Many flows: -F flows over -T threads, the same on its server.
+    "tcp_rr_p2": ("tcp_rr", ["-Q", "1", "-R", "1", "-F", "2", "-T", "2"]),
+    "tcp_rr_p10000": ("tcp_rr", ["-Q", "1", "-R", "1", "-F", "10000", "-T", "2"]),
 }
 
 
@@ -67,6 +71,14 @@ def add_tool_arguments(ap, bench_dir):
     ap.add_argument("--neper-dir", default=None,
                     help="directory with neper's tcp_rr, tcp_stream, tcp_crr, udp_rr "
                          "(default: where tcp_rr is on PATH)")
+
+
+def raise_fd_limit():
+    """Raises the open-file limit to the hard limit: -P 10000 needs about
+    10,000 descriptors on each side."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def free_port():

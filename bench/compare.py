@@ -36,7 +36,6 @@ import json
 import os
 import platform
 import re
-import resource
 import shutil
 import signal
 import statistics
@@ -48,8 +47,10 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import instructions  # noqa: E402  (bench/instructions.py)
+import scale  # noqa: E402  (bench/scale.py)
 from common import (FLOWPERF_ARGS, NEPER_ARGS, NEPER_QUIET, NETPERF_ARGS,  # noqa: E402
-                    add_tool_arguments, find_neper, free_port, wait_listening)
+                    add_tool_arguments, find_neper, free_port, raise_fd_limit,
+                    wait_listening)
 TICK = os.sysconf("SC_CLK_TCK")
 BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 
@@ -531,9 +532,7 @@ def peak_rss_scale(flowperf, counts, runs, seconds):
     (the exec'd image only; polling VmHWM would miss the peak, which comes at
     the very end with the results), the server's from its VmHWM after the
     client is done. Returns {n: {"client": [KiB...], "server": [KiB...]}}."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft < hard:  # -P 10000 needs ~10,000 descriptors on each side
-        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    raise_fd_limit()
     gnu_time = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
     out = {n: {"client": [], "server": []} for n in counts}
     for _ in range(runs):
@@ -597,7 +596,8 @@ def machine_line():
     return f"{os.cpu_count()} CPUs ({cpu}), Linux {platform.release()}"
 
 
-def report(args, tools, runs, failures, startup, load0, load1, mem=None, instr=None):
+def report(args, tools, runs, failures, startup, load0, load1, mem=None, instr=None,
+           sweep=None):
     out = []
     date = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
     out.append(f"Measured {date} on {machine_line()}; loopback (127.0.0.1), {args.pairs} "
@@ -676,6 +676,9 @@ def report(args, tools, runs, failures, startup, load0, load1, mem=None, instr=N
                    f"CPU-second of both processes (user and system, connection set-up "
                    f"included): {e10k:,.0f} against {e2:,.0f} transactions, "
                    f"{e10k / e2:.2f}x.")
+    if sweep:
+        out.append("")
+        out.extend(scale.report(sweep))
     if mem:
         out.append("")
         out.extend(memory_report(mem, args.memory_runs, args.seconds))
@@ -724,6 +727,9 @@ def main():
     ap.add_argument("--startup-runs", type=int, default=21)
     ap.add_argument("--memory-flows", default="1,100,1000,10000",
                     help="flow counts of the peak RSS scale check (empty: skip it)")
+    ap.add_argument("--scale-flows", default="2,1000,3000,5000,10000",
+                    help="flow counts of the where-the-time-goes profile, bench/scale.py "
+                         "(empty: skip it)")
     ap.add_argument("--memory-runs", type=int, default=3,
                     help="runs per flow count in the peak RSS check")
     ap.add_argument("--instructions", choices=("auto", "yes", "no"), default="auto",
@@ -764,6 +770,7 @@ def main():
         if shutil.which(binary):
             tools.append(cls())
 
+    raise_fd_limit()  # for the 10,000-flow runs, flowperf's and neper's
     load0 = os.getloadavg()
     for t in tools:
         t.start_server()
@@ -786,6 +793,8 @@ def main():
         for t in tools:
             t.stop_server()
     startup = startup_times(fp, npdir, args.startup_runs) if args.startup_runs > 0 else []
+    counts = [int(n) for n in args.scale_flows.split(",") if n.strip()]
+    sweep = scale.profile(fp, counts) if counts else []
     counts = [int(n) for n in args.memory_flows.split(",") if n.strip()]
     mem = peak_rss_scale(fp, counts, args.memory_runs, args.seconds) if counts else {}
     instr = None
@@ -795,7 +804,7 @@ def main():
         instr = {"results": instructions.measure(itools, iw), "tools": itools, "workloads": iw}
     load1 = os.getloadavg()
 
-    text = report(args, tools, runs, failures, startup, load0, load1, mem, instr)
+    text = report(args, tools, runs, failures, startup, load0, load1, mem, instr, sweep)
     print(text)
     if not args.no_readme:
         write_readme(args.readme, text)
@@ -804,6 +813,7 @@ def main():
             json.dump({"pairs": args.pairs, "seconds": args.seconds, "load": [load0, load1],
                        "runs": runs, "failures": failures, "startup": startup,
                        "memory": {str(n): v for n, v in mem.items()},
+                       "scale": sweep,
                        "instructions": [{"tool": t, "workload": w, "side": side, "per_unit": v}
                                         for (t, w, side), v in
                                         (instr["results"].items() if instr else [])]},
