@@ -12,8 +12,9 @@ modes that trade realism for speed (--busy-poll for RR tests; --batch 1,
 
 The report is markdown: medians per tool with user-space CPU seconds per
 GB or per million transactions, the flowperf/peer ratios (rate, and user
-CPU per unit of work), the scale check (-P 10000 against -P 2), the
-start-up times, and the memory check: peak RSS of client and server at
+CPU per unit of work), the scale check (-P 10000 against -P 2) with the
+profile of where the time goes as flows are added (bench/scale.py, at
+--scale-flows), the start-up times, and the memory check: peak RSS of client and server at
 --memory-flows (default 1, 100, 1,000, 10,000 flows) and the growth per
 extra flow; and, when valgrind is installed, the user-space instructions
 per transaction or per MB that callgrind counts (bench/instructions.py),
