@@ -1,6 +1,8 @@
 // flowperf's single binary. Like busybox, it becomes the tool it is called
 // as: `flowperf` (native), `netperf`, `netserver` or `qperf` (symlinks the
 // build makes), or `flowperf netperf ...` and so on.
+#include <signal.h>
+
 #include <cstring>
 #include <string>
 
@@ -30,6 +32,10 @@ int main(int argc, char** argv) {
   // Thousands of streams need thousands of sockets on each end: take the
   // hard open-file limit from the start, whichever tool this is.
   flowperf::net::raise_fd_limit();
+  // A peer that resets a connection must be an error, not the end of the
+  // process: send() passes MSG_NOSIGNAL, but sendfile() (--sendfile) has no
+  // such flag and would raise SIGPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
   if (argc < 1) return flowperf::cli::native_main(argc, argv);
   if (Entry e = personality(base_name(argv[0]))) return e(argc, argv);
   if (argc > 1) {

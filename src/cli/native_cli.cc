@@ -51,7 +51,7 @@ struct ClientArgs {
   uint32_t repeat = 0;            // --repeat: most runs; 0 = not asked
   std::string confidence;         // --confidence LEVEL[,WIDTH]
   std::optional<uint32_t> batch;  // not given: UDP_STREAM batches 32, other tests 1
-  bool gso = false, gro = false, busy_poll = false, rst_close = false;
+  bool gso = false, gro = false, busy_poll = false, rst_close = false, sendfile = false;
 };
 
 // What a repeated test aims for. --repeat N alone runs exactly N times and
@@ -181,6 +181,7 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.gro = a.gro;
   s.busy_poll = a.busy_poll;
   s.rst_close = a.rst_close;
+  s.sendfile = a.sendfile;
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
   s.ip_family = a.v4 ? spec::IpFamily::kV4 : a.v6 ? spec::IpFamily::kV6 : spec::IpFamily::kAny;
   if (a.given.count) {
@@ -534,6 +535,9 @@ int native_main(int argc, char** argv) {
   app.add_flag("--rst-close", c.rst_close,
                "TCP_CRR: the client closes each connection with an RST as soon as the answer is "
                "in (no FIN exchange, no TIME_WAIT), as neper's tcp_crr does");
+  app.add_flag("--sendfile", c.sendfile,
+               "TCP_STREAM, TCP_MAERTS: the sender sends with sendfile() from an in-memory file, "
+               "without copying from a user buffer (netperf's TCP_SENDFILE, iperf3 -Z)");
   CLI::Option* udp_rr_min_timeout =
       app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
                      "UDP_RR: smallest per-transaction timeout in microseconds")

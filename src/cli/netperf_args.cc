@@ -881,6 +881,7 @@ uint32_t linux_effective_sndbuf(uint64_t requested, const NetperfSystemDefaults&
 spec::TestSpec netperf_spec(const NetperfArgs& a, const NetperfSystemDefaults& sys) {
   spec::TestSpec s;
   s.test = netperf_test_kind(a);
+  s.sendfile = a.test == NetperfTest::kTcpSendfile;
   const auto& info = spec::info(s.test);
   const bool udp = info.protocol == spec::Protocol::kUdp;
 

@@ -29,7 +29,7 @@ namespace flowperf::cli {
 enum class NetperfTest {
   kTcpStream,
   kTcpMaerts,
-  kTcpSendfile,  // runs as TCP_STREAM (flowperf has no sendfile path)
+  kTcpSendfile,  // TCP_STREAM sent with sendfile() (spec.sendfile)
   kUdpStream,
   kTcpRr,
   kTcpCrr,
@@ -140,7 +140,8 @@ int parse_netperf_tos(std::string_view text);
 std::optional<NetperfTest> parse_netperf_test(std::string_view upper_name);
 const char* netperf_test_name(NetperfTest test);
 
-// The flowperf test that runs for these arguments: TCP_SENDFILE is TCP_STREAM,
+// The flowperf test that runs for these arguments: TCP_SENDFILE is TCP_STREAM
+// (with spec.sendfile, which netperf_spec sets),
 // OMNI follows -d/-T/-c. Throws Error(kUsage) for what flowperf cannot run
 // (one-way TCP connection tests, UDP receive-only, UDP connection tests).
 spec::TestKind netperf_test_kind(const NetperfArgs& args);

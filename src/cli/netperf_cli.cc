@@ -197,9 +197,6 @@ int run(const NetperfArgs& a) {
     for (const auto& n : a.not_applied) list += (list.empty() ? "" : ", ") + n;
     err("netperf (flowperf): accepted but not applied: " + list + "\n");
   }
-  if (a.test == NetperfTest::kTcpSendfile)
-    err("netperf (flowperf): TCP_SENDFILE runs as TCP_STREAM here (send() calls, not "
-        "sendfile())\n");
   report::OmniSelection selection;
   if (a.omni_style != OmniOutputStyle::kNone && !a.omni_selection.empty()) {
     std::string why;

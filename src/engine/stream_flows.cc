@@ -2,7 +2,9 @@
 
 #include <netinet/in.h>
 #include <netinet/udp.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -19,23 +21,56 @@ int64_t ns_since_epoch(Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
 }
 
-std::unique_ptr<char[]> make_buffer(uint32_t size) {
-  // Filled with a pattern rather than zeros so compressing links cannot cheat.
-  auto buf = std::make_unique<char[]>(size);
+// Filled with a pattern rather than zeros so compressing links cannot cheat.
+template <typename Buffer>
+Buffer fill(Buffer buf, uint32_t size) {
   for (uint32_t i = 0; i < size; ++i) buf[i] = static_cast<char>('a' + i % 26);
   return buf;
 }
 
+std::unique_ptr<char[]> make_buffer(uint32_t size) {
+  return fill(std::make_unique<char[]>(size), size);
+}
+
 }  // namespace
+
+PageBuffer page_buffer(size_t size) {
+  constexpr size_t kPage = 4096;
+  const size_t rounded = std::max(kPage, (size + kPage - 1) / kPage * kPage);
+  char* p = static_cast<char*>(std::aligned_alloc(kPage, rounded));
+  if (!p) throw std::bad_alloc();
+  return PageBuffer(p);
+}
 
 // ---- TCP sender ----
 
-TcpSendFlow::TcpSendFlow(net::Fd fd, uint32_t send_size, uint64_t quota_bytes)
-    : fd_(std::move(fd)), buf_(make_buffer(send_size)), size_(send_size), quota_(quota_bytes) {}
+TcpSendFlow::TcpSendFlow(net::Fd fd, uint32_t send_size, uint64_t quota_bytes, bool from_file)
+    : fd_(std::move(fd)),
+      buf_(fill(page_buffer(send_size), send_size)),
+      size_(send_size),
+      quota_(quota_bytes) {
+  if (!from_file) return;
+  file_ = net::Fd(::memfd_create("flowperf-sendfile", MFD_CLOEXEC));
+  if (!file_) {
+    file_error_ = errno;
+    return;
+  }
+  // The file holds exactly one send of the pattern; every call sends from 0.
+  for (uint32_t done = 0; done < size_;) {
+    ssize_t n = ::write(file_.get(), buf_.get() + done, size_ - done);
+    if (n <= 0) {
+      file_error_ = n < 0 ? errno : EIO;
+      return;
+    }
+    done += static_cast<uint32_t>(n);
+  }
+}
 
 Wait TcpSendFlow::step(PhaseRef phase, Clock::time_point) noexcept {
   const int fd = fd_.get();
   if (load(phase) == Phase::kAbort) return finished();
+  if (file_error_) return fail("--sendfile: making the in-memory file to send from", file_error_);
+  const int file = file_.get();
   while (!shut_) {
     if (load(phase) != Phase::kRun || (quota_ && sent_ >= quota_)) {
       ::shutdown(fd, SHUT_WR);
@@ -43,7 +78,8 @@ Wait TcpSendFlow::step(PhaseRef phase, Clock::time_point) noexcept {
       break;
     }
     size_t len = quota_ ? std::min<uint64_t>(size_, quota_ - sent_) : size_;
-    ssize_t n = net::data::send(fd, buf_.get(), len, MSG_NOSIGNAL);
+    ssize_t n = file >= 0 ? net::data::sendfile_from_start(fd, file, len)
+                          : net::data::send(fd, buf_.get(), len, MSG_NOSIGNAL);
     if (n > 0) {
       sent_ += static_cast<uint64_t>(n);
       counters.bytes_sent.add(static_cast<uint64_t>(n));
@@ -73,7 +109,7 @@ Wait TcpSendFlow::step(PhaseRef phase, Clock::time_point) noexcept {
 // ---- TCP receiver ----
 
 TcpRecvFlow::TcpRecvFlow(net::Fd fd, uint32_t recv_size)
-    : fd_(std::move(fd)), buf_(std::make_unique<char[]>(recv_size)), size_(recv_size) {}
+    : fd_(std::move(fd)), buf_(page_buffer(recv_size)), size_(recv_size) {}
 
 Wait TcpRecvFlow::step(PhaseRef phase, Clock::time_point) noexcept {
   const int fd = fd_.get();

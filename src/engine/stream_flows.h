@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -30,15 +31,31 @@
 
 namespace flowperf::engine {
 
+// TCP stream buffers start on a page boundary, as netperf's and iperf3's
+// do. One from malloc starts 16 bytes into a page: it spans a page more
+// than its size, and every copy into and out of the kernel is unaligned.
+struct FreeBytes {
+  void operator()(char* p) const noexcept { std::free(p); }
+};
+using PageBuffer = std::unique_ptr<char[], FreeBytes>;
+// `size` bytes (at least one page), page-aligned; throws std::bad_alloc.
+PageBuffer page_buffer(size_t size);
+
 class TcpSendFlow final : public Flow {
  public:
-  TcpSendFlow(net::Fd fd, uint32_t send_size, uint64_t quota_bytes);
+  // With `from_file` (--sendfile) each send is a sendfile(2) from an
+  // in-memory file (memfd) holding one send's worth of the same pattern.
+  TcpSendFlow(net::Fd fd, uint32_t send_size, uint64_t quota_bytes, bool from_file = false);
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
+  // The file sendfile() reads, -1 without --sendfile (tests write into it).
+  int source_fd() const noexcept { return file_.get(); }
 
  private:
   net::Fd fd_;
-  std::unique_ptr<char[]> buf_;
+  net::Fd file_;        // --sendfile: the memfd sent from
+  int file_error_ = 0;  // errno of making it, reported by the first step
+  PageBuffer buf_;
   uint32_t size_;
   uint64_t quota_;  // 0 = no limit
   uint64_t sent_ = 0;
@@ -53,7 +70,7 @@ class TcpRecvFlow final : public Flow {
 
  private:
   net::Fd fd_;
-  std::unique_ptr<char[]> buf_;
+  PageBuffer buf_;
   uint32_t size_;
 };
 

@@ -30,7 +30,8 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
     std::unique_ptr<Flow> f;
     switch (s.test) {
       case TestKind::kTcpStream:
-        f = std::make_unique<TcpSendFlow>(std::move(sockets[i]), s.effective_send_size(), quota);
+        f = std::make_unique<TcpSendFlow>(std::move(sockets[i]), s.effective_send_size(), quota,
+                                          s.sendfile);
         break;
       case TestKind::kTcpMaerts:
         f = std::make_unique<TcpRecvFlow>(std::move(sockets[i]), s.effective_recv_size());
@@ -87,7 +88,7 @@ std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& s,
         break;
       case TestKind::kTcpMaerts:
         f = std::make_unique<TcpSendFlow>(std::move(sockets[i]), s.effective_send_size(),
-                                          quota_for(s.count, i, s.streams));
+                                          quota_for(s.count, i, s.streams), s.sendfile);
         break;
       case TestKind::kUdpStream:
         f = std::make_unique<UdpRecvFlow>(std::move(sockets[i]),

@@ -92,6 +92,12 @@ inline int socket(int family, int type, int protocol) noexcept {
 inline int setsockopt(int fd, int level, int name, const void* value, socklen_t len) noexcept {
   return static_cast<int>(call(SYS_setsockopt, fd, level, name, value, len));
 }
+// Sends `count` bytes of file `in` from offset 0 (the file's own offset is
+// left alone), as TCP_STREAM's --sendfile does on every call.
+inline ssize_t sendfile_from_start(int out, int in, size_t count) noexcept {
+  long long offset = 0;  // off_t on 64-bit Linux; the kernel advances this copy only
+  return call(SYS_sendfile, out, in, &offset, count);
+}
 inline ssize_t sendmsg(int fd, const msghdr* m, int flags) noexcept {
   return call(SYS_sendmsg, fd, m, flags);
 }

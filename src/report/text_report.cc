@@ -59,6 +59,7 @@ std::string text_header(const session::TestResult& r) {
                                      : "recv");
   if (s.busy_poll) out += ", busy-poll";
   if (s.rst_close) out += ", RST close";
+  if (s.sendfile) out += ", sendfile";
   out += "\n";
   return out;
 }

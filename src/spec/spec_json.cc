@@ -50,6 +50,7 @@ nlohmann::json to_json(const TestSpec& s) {
       {"gro", s.gro},
       {"busy_poll", s.busy_poll},
       {"rst_close", s.rst_close},
+      {"sendfile", s.sendfile},
   };
 }
 
@@ -93,6 +94,7 @@ TestSpec spec_from_json(const nlohmann::json& j) {
   read(j, "gro", s.gro);
   read(j, "busy_poll", s.busy_poll);
   read(j, "rst_close", s.rst_close);
+  read(j, "sendfile", s.sendfile);
   return s;
 }
 

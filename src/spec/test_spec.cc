@@ -113,6 +113,11 @@ std::vector<std::string> validate(const TestSpec& s) {
                     t.name));
   if (s.rst_close && s.test != TestKind::kTcpCrr)
     add(fmt::format("--rst-close: closing with an RST applies to TCP_CRR only, not {}", t.name));
+  if (s.sendfile && s.test != TestKind::kTcpStream && s.test != TestKind::kTcpMaerts)
+    add(
+        fmt::format("--sendfile: sending from a file applies to TCP_STREAM and TCP_MAERTS only, "
+                    "not {}",
+                    t.name));
   if (s.gro && s.test != TestKind::kUdpStream)
     add(fmt::format("--gro: UDP receive offload applies to UDP_STREAM only, not {}", t.name));
   if (s.gso && s.test != TestKind::kUdpStream)

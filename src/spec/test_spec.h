@@ -105,6 +105,11 @@ struct TestSpec {
   // soon as the answer is in (--rst-close), as neper's tcp_crr does: no FIN
   // from either side, no wait for the server's close, no TIME_WAIT.
   bool rst_close = false;
+  // TCP_STREAM and TCP_MAERTS: the sending end sends with sendfile(2) from
+  // an in-memory file holding one send's worth of data (--sendfile, netperf's
+  // TCP_SENDFILE, iperf3's -Z): the kernel takes the file's pages by
+  // reference instead of copying a user buffer into the socket.
+  bool sendfile = false;
 
   // The default UDP size is kUdpDefaultSizeV4; a client that finds it
   // talks IPv6 sets kUdpDefaultSizeV6 explicitly.

@@ -117,6 +117,18 @@ void expect_tcp_stream(const Outcome& o, const char* message_size) {
   EXPECT_GT(number(m[5]), 0);
 }
 
+// TCP_SENDFILE: netperf's stream table under its own title, sent with
+// sendfile() (no note that it falls back to send()).
+TEST_F(NetperfCli, TcpSendfile) {
+  Outcome o = netperf({"-t", "TCP_SENDFILE", "-l", "1"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  auto lines = lines_of(o.out);
+  ASSERT_EQ(lines.size(), 7u) << o.out;
+  EXPECT_EQ(lines[0], std::string("TCP SENDFILE TEST") + kBannerTail);
+  EXPECT_EQ(lines[4], "bytes  bytes   bytes    secs.    10^6bits/sec  ");
+  EXPECT_EQ(o.err, "");
+}
+
 // Seed 000: `netperf -H 192.168.51.7 -l 60`
 TEST_F(NetperfCli, Seed000TcpStream) { expect_tcp_stream(netperf({"-l", "1"}), "16384"); }
 

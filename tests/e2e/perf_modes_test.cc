@@ -270,6 +270,43 @@ TEST_F(PerfModes, RstCloseOutsideTcpCrrIsAUsageError) {
   }
 }
 
+// ---- sendfile ----
+
+TEST_F(PerfModes, SendfileStreamsCountEveryByteAndSaySo) {
+  // TCP_STREAM sends from the client, TCP_MAERTS from the server; one flow
+  // blocking, then two flows on two threads (non-blocking, epoll).
+  for (const char* test : {"TCP_STREAM", "TCP_MAERTS"}) {
+    for (bool many : {false, true}) {
+      SCOPED_TRACE(std::string(test) + (many ? " -P 2" : " -P 1"));
+      std::vector<std::string> args = {"-t", test, "-n", "8M", "-m", "64K", "--sendfile"};
+      if (many) args.insert(args.end(), {"-P", "2", "--threads", "2"});
+      json j = run_json(args);
+      EXPECT_EQ(j["spec"]["sendfile"], true);
+      // Sent by the sending end's flows, received by the other end's.
+      EXPECT_EQ(u64(j["total"]["bytes_sent"]), 8u << 20);
+      EXPECT_EQ(u64(j["total"]["bytes_received"]), 8u << 20);
+      const bool up = std::string(test) == "TCP_STREAM";
+      uint64_t sent = 0, received = 0;
+      for (const json& f : j[up ? "local" : "remote"]["flows"]) sent += u64(f["bytes_sent"]);
+      for (const json& f : j[up ? "remote" : "local"]["flows"]) received += u64(f["bytes_recv"]);
+      EXPECT_EQ(sent, 8u << 20);
+      EXPECT_EQ(received, 8u << 20);
+      EXPECT_TRUE(j["errors"].empty()) << j["errors"];
+    }
+  }
+  Outcome o = client({"-t", "TCP_STREAM", "-n", "1M", "--sendfile"});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("sendfile"), std::string::npos) << o.out;
+}
+
+TEST_F(PerfModes, SendfileOutsideTcpStreamsIsAUsageError) {
+  for (const char* test : {"UDP_STREAM", "TCP_RR", "TCP_CRR", "UDP_RR"}) {
+    Outcome o = client({"-t", test, "--sendfile"});
+    EXPECT_EQ(o.exit_code, 2) << test;
+    EXPECT_NE(o.err.find("--sendfile"), std::string::npos) << o.err;
+  }
+}
+
 // ---- many flows ----
 
 TEST_F(PerfModes, UdpRrManyFlowsOnTwoThreads) {

@@ -512,6 +512,12 @@ TEST(NetperfArgs, OmniOutputSelection) {
 
 // ---- Which test runs -------------------------------------------------------
 
+TEST(NetperfArgs, TcpSendfileSendsWithSendfile) {
+  EXPECT_TRUE(spec_of({"-t", "TCP_SENDFILE"}).sendfile);
+  EXPECT_FALSE(spec_of({"-t", "TCP_STREAM"}).sendfile);
+  EXPECT_FALSE(spec_of({"-t", "omni"}).sendfile);
+}
+
 TEST(NetperfArgs, TestKinds) {
   using spec::TestKind;
   EXPECT_EQ(netperf_test_kind(parse({})), TestKind::kTcpStream);

@@ -158,6 +158,30 @@ TEST(SpecModes, BusyPollAppliesToRrTests) {
   }
 }
 
+TEST(SpecModes, SendfileAppliesToTcpStreamAndMaerts) {
+  TestSpec off;
+  EXPECT_FALSE(off.sendfile);
+  EXPECT_EQ(to_json(off).at("sendfile"), false);
+  EXPECT_FALSE(spec_from_json(json{{"test", "TCP_STREAM"}}).sendfile);
+  for (TestKind k : {TestKind::kTcpStream, TestKind::kTcpMaerts}) {
+    TestSpec s = SpecFor(k);
+    s.sendfile = true;
+    EXPECT_TRUE(validate(s).empty()) << info(k).name;
+    EXPECT_TRUE(spec_from_json(json::parse(to_json(s).dump())).sendfile) << info(k).name;
+  }
+  for (TestKind k : {TestKind::kUdpStream, TestKind::kTcpRr, TestKind::kTcpCrr, TestKind::kUdpRr,
+                     TestKind::kTcpCc}) {
+    TestSpec s = SpecFor(k);
+    s.sendfile = true;
+    std::string p = OnlyProblem(s);
+    EXPECT_TRUE(Mentions(p, "--sendfile")) << p;
+    EXPECT_TRUE(Mentions(p, info(k).name)) << p;
+  }
+  json j = to_json(SpecFor(TestKind::kTcpStream));
+  j["sendfile"] = "yes";
+  EXPECT_THROW(spec_from_json(j), std::invalid_argument);
+}
+
 TEST(SpecModes, DescriptorsGrowWithStreamsAndThreads) {
   TestSpec s = SpecFor(TestKind::kTcpRr);
   s.streams = 10000;
