@@ -8,7 +8,8 @@ from /proc/PID/stat (children included), and peak RSS from the client's
 VmHWM. flowperf runs in its default mode and, where they apply, in the
 modes that trade realism for speed (--busy-poll for RR tests; --batch 1,
 --gso and --gso --gro beside the default batch of 32 for UDP_STREAM;
---rst-close for TCP_CRR, the close neper's tcp_crr makes), each its own row.
+--rst-close for TCP_CRR, the close neper's tcp_crr makes; --sendfile for
+TCP streams, beside iperf3 -Z), each its own row.
 
 The report is markdown: medians per tool with user-space CPU seconds per
 GB or per million transactions, the flowperf/peer ratios (rate, and user
@@ -160,6 +161,9 @@ class Tool:
     name = "?"
     peer = True  # False: a flowperf mode, compared against the peers
     stderr_too = False  # the results are (also) on standard error
+    # Ratios pair tools of the same kind only: "zerocopy" rows (flowperf
+    # --sendfile, iperf3 -Z) with each other, the rest with the rest.
+    kind = ""
 
     def __init__(self):
         self.servers = {}  # key -> Popen
@@ -232,6 +236,7 @@ class Flowperf(Tool):
         self.bin = binary
         self.mode = list(mode)
         self.name = "flowperf" + ("".join(" " + m for m in self.mode))
+        self.kind = "zerocopy" if "--sendfile" in self.mode else ""
 
     def start_server(self):
         self.port = free_port()
@@ -245,6 +250,8 @@ class Flowperf(Tool):
         if ({"--gso", "--gro", "--batch"} & set(self.mode)) and w != "udp_stream_64":
             return None
         if "--rst-close" in self.mode and w != "tcp_crr":
+            return None
+        if "--sendfile" in self.mode and w not in ("tcp_stream_16k", "tcp_stream_128k"):
             return None
         if self.mode and w in ("tcp_rr_p2", "tcp_rr_p10000"):
             return None
@@ -297,7 +304,13 @@ class Netperf(Tool):
 
 
 class Iperf3(Tool):
-    name = "iperf3"
+    """iperf3; with zerocopy, its -Z (sendfile), beside flowperf --sendfile."""
+
+    def __init__(self, zerocopy=False):
+        super().__init__()
+        self.zerocopy = zerocopy
+        self.name = "iperf3 -Z" if zerocopy else "iperf3"
+        self.kind = "zerocopy" if zerocopy else ""
 
     def start_server(self):
         self.port = free_port()
@@ -306,6 +319,10 @@ class Iperf3(Tool):
 
     def command(self, w, seconds):
         base = ["iperf3", "-c", "127.0.0.1", "-p", str(self.port), "-t", str(seconds), "-J"]
+        if self.zerocopy:
+            base.append("-Z")
+            if w == "udp_stream_64":
+                return None
         return {
             "tcp_stream_16k": base + ["-l", "16K"],
             "tcp_stream_128k": base + ["-l", "128K"],
@@ -646,7 +663,7 @@ def report(args, tools, runs, failures, startup, load0, load1, mem=None, instr=N
             mine = [r for r in runs if r["workload"] == w and r["tool"] == fp.name]
             if not mine:
                 continue
-            for peer in [t for t in tools if t.peer]:
+            for peer in [t for t in tools if t.peer and t.kind == fp.kind]:
                 theirs = [r for r in runs if r["workload"] == w and r["tool"] == peer.name]
                 if not theirs:
                     continue
@@ -756,7 +773,7 @@ def main():
     fp = os.path.abspath(args.flowperf)
     tools = [Flowperf(fp), Flowperf(fp, ["--busy-poll"]), Flowperf(fp, ["--batch", "1"]),
              Flowperf(fp, ["--gso"]), Flowperf(fp, ["--gso", "--gro"]),
-             Flowperf(fp, ["--rst-close"])]
+             Flowperf(fp, ["--rst-close"]), Flowperf(fp, ["--sendfile"])]
     npdir = args.netperf_dir or (os.path.dirname(shutil.which("netperf")) if shutil.which("netperf") else None)
     if npdir and os.path.exists(os.path.join(npdir, "netserver")):
         tools.append(Netperf(npdir))
@@ -770,6 +787,8 @@ def main():
     for binary, cls in (("iperf3", Iperf3), ("qperf", Qperf), ("sockperf", Sockperf), ("iperf", Iperf2)):
         if shutil.which(binary):
             tools.append(cls())
+    if shutil.which("iperf3"):
+        tools.append(Iperf3(zerocopy=True))
 
     raise_fd_limit()  # for the 10,000-flow runs, flowperf's and neper's
     load0 = os.getloadavg()
