@@ -112,6 +112,10 @@ class Flow {
   // UDP receivers: the peer sent n datagrams in all, so once n have come in
   // the drain need not wait for a quiet spell. Set before the drain phase.
   virtual void expect_datagrams(uint64_t n) noexcept { (void)n; }
+  // A flow that may sit in a blocking receive that no peer ends (UDP has
+  // no end of stream) is woken by a signal when the phase changes: the
+  // receive then fails with EINTR and the flow looks at the phase again.
+  virtual bool wake_by_signal() const noexcept { return false; }
 
   FlowHost* host = nullptr;
   uint32_t host_slot = 0;  // the host's own number for this flow

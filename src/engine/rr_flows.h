@@ -302,6 +302,7 @@ class UdpRrServerFlow final : public Flow {
   // unanswered. Off by default: an empty request is then answered.
   bool end_on_empty = false;
   void expect_datagrams(uint64_t n) noexcept override { drain_.expect(n); }
+  bool wake_by_signal() const noexcept override { return true; }
 
  private:
   net::Fd fd_;

@@ -363,7 +363,10 @@ Wait UdpRecvFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     if (r == -2) return finished();
     if (r > 0) continue;
     int err = errno;
-    if (err == EINTR) continue;
+    if (err == EINTR) {  // woken: a phase change is why, as a rule
+      drain_.update(phase, Clock::now());
+      continue;
+    }
     if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
     break;
   }

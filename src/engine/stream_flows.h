@@ -126,6 +126,7 @@ class UdpRecvFlow final : public Flow {
   // not counted). Off by default: an empty datagram is then just counted.
   bool end_on_empty = false;
   void expect_datagrams(uint64_t n) noexcept override { drain_.expect(n); }
+  bool wake_by_signal() const noexcept override { return true; }
 
  private:
   // Reads what is queued, one call; the number of messages, 0 when none,

@@ -417,7 +417,7 @@ UdpRrServerFlow::UdpRrServerFlow(net::Fd fd, uint32_t req, uint32_t resp)
 Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   const int fd = fd_.get();
   if (load(phase) == Phase::kAbort) return finished();
-  const bool draining = drain_.update(phase, now);
+  bool draining = drain_.update(phase, now);
   const uint32_t copy = std::min<uint32_t>({req_, resp_, 8});
   const uint64_t mask = first_bytes_mask(copy);
   char* const in = in_.get();
@@ -457,7 +457,10 @@ Wait UdpRrServerFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       continue;
     }
     int err = errno;
-    if (err == EINTR) continue;
+    if (err == EINTR) {  // woken: a phase change is why, as a rule
+      draining = drain_.update(phase, Clock::now());
+      continue;
+    }
     batch.flush(counters, resp);
     if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
     if (draining) return drain_.next(fd, counters.datagrams_recv.get());

@@ -1,7 +1,9 @@
 #include "engine/worker.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <functional>
+#include <mutex>
 
 #include "net/data_calls.h"
 #include "net/fd.h"
@@ -19,6 +22,7 @@ namespace flowperf::engine {
 namespace {
 
 constexpr auto kTick = std::chrono::milliseconds(20);
+constexpr auto kRewake = std::chrono::milliseconds(1);
 
 // Busy-polling spins this long without progress before it sleeps after all:
 // long enough to catch a peer answering (a few microseconds on loopback),
@@ -291,6 +295,12 @@ Side::Side(std::vector<std::unique_ptr<Flow>> flows, unsigned threads, bool busy
   for (unsigned i = 0; i < threads; ++i)
     wakers_.emplace_back(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   for (size_t i = 0; i < flows_.size(); ++i) groups_[i % threads].push_back(flows_[i].get());
+  // A worker blocking in a receive no peer ends (see drive_single) learns of
+  // a phase change from a signal; otherwise only when its 20 ms receive
+  // timeout runs out, which every UDP test would add to its end.
+  for (const auto& g : groups_)
+    signal_wake_.push_back(g.size() == 1 && g[0]->can_block() && !busy_poll_ &&
+                           g[0]->wake_by_signal());
   if (per_flow_histograms()) {
     for (auto& f : flows_) {
       histograms_.push_back(std::make_unique<measure::Histogram>());
@@ -318,10 +328,29 @@ void Side::set_phase(Phase p) noexcept {
     if (!w) continue;
     [[maybe_unused]] ssize_t n = ::write(w.get(), &one, sizeof one);
   }
+  signal_blocked_workers();
+}
+
+void Side::signal_blocked_workers() const noexcept {
+  for (size_t g = 0; g < handles_.size(); ++g)
+    if (signal_wake_[g] && !groups_[g][0]->is_finished.load(std::memory_order_acquire))
+      ::pthread_kill(handles_[g], kWakeSignal);
 }
 
 void Side::launch() {
-  for (size_t g = 0; g < groups_.size(); ++g) threads_.emplace_back([this, g] { run_worker(g); });
+  // The wake signal interrupts a blocking system call (no SA_RESTART) and
+  // does nothing else.
+  static std::once_flag handler;
+  std::call_once(handler, [] {
+    struct sigaction sa {};
+    sa.sa_handler = [](int) {};
+    sigemptyset(&sa.sa_mask);
+    ::sigaction(kWakeSignal, &sa, nullptr);
+  });
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    threads_.emplace_back([this, g] { run_worker(g); });
+    handles_.push_back(threads_.back().native_handle());
+  }
 }
 
 Clock::time_point Side::go() {
@@ -354,10 +383,20 @@ bool Side::all_finished() const noexcept {
 
 bool Side::wait_finished(Clock::time_point deadline) const {
   std::unique_lock<std::mutex> lock(done_mu_);
-  return done_cv_.wait_until(lock, deadline, [this] { return all_finished(); });
+  for (;;) {
+    // A wake signal that comes just before its worker enters the receive
+    // is lost (the worker would then wait out its 20 ms receive timeout):
+    // past the run phase it is repeated every millisecond until done.
+    const bool run = phase() == Phase::kRun;
+    const Clock::time_point until = run ? deadline : std::min(deadline, Clock::now() + kRewake);
+    if (done_cv_.wait_until(lock, until, [this] { return all_finished(); })) return true;
+    if (Clock::now() >= deadline) return false;
+    if (!run) signal_blocked_workers();
+  }
 }
 
 void Side::join() {
+  handles_.clear();  // a joined thread must not be signalled
   for (auto& t : threads_)
     if (t.joinable()) t.join();
   threads_.clear();

@@ -11,8 +11,11 @@
 // flows does no per-flow work on a wake-up beyond the flows that are ready.
 #pragma once
 
+#include <pthread.h>
+
 #include <atomic>
 #include <condition_variable>
+#include <csignal>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -39,8 +42,10 @@ class Side {
   void launch();
   // Opens the gate; every flow's clock starts now. Returns the start time.
   Clock::time_point go();
-  // Moves every flow to phase p, waking workers that sleep in poll or epoll.
+  // Moves every flow to phase p, waking workers that sleep in poll or epoll,
+  // and with a signal (kWakeSignal) those that block in a UDP receive.
   void set_phase(Phase p) noexcept;
+  static constexpr int kWakeSignal = SIGURG;  // ignored unless handled: harmless elsewhere
   Phase phase() const noexcept { return phase_.load(std::memory_order_relaxed); }
   // True once every flow has finished.
   bool all_finished() const noexcept;
@@ -64,12 +69,16 @@ class Side {
 
  private:
   void run_worker(size_t group) noexcept;
+  // Signals the workers that block in a receive and have not finished.
+  void signal_blocked_workers() const noexcept;
 
   std::vector<std::unique_ptr<Flow>> flows_;
   std::vector<std::vector<Flow*>> groups_;  // flows of each worker
   std::vector<net::Fd> wakers_;             // per worker: an eventfd set_phase() writes
+  std::vector<char> signal_wake_;  // per worker: set_phase() signals it (Flow::wake_by_signal)
   std::vector<std::unique_ptr<measure::Histogram>> histograms_;
   std::vector<std::thread> threads_;
+  std::vector<pthread_t> handles_;  // of threads_, for signal_blocked_workers()
   std::atomic<Phase> phase_{Phase::kRun};
   std::atomic<bool> gate_{false};
   std::atomic<size_t> finished_{0};
