@@ -236,6 +236,9 @@ class EpollDriver final : public FlowHost {
   std::vector<Timer> heap_;  // min-heap on `at`
 };
 
+// Whether drive_single runs the flow on a blocking socket.
+bool blocks(const Flow& f, bool busy_poll) { return f.can_block() && !busy_poll; }
+
 // One flow, driven directly: blocking sockets when the flow allows it,
 // otherwise poll() with the flow's own deadline. Busy-polling, the socket
 // is non-blocking and the flow is stepped again at once for up to
@@ -243,7 +246,7 @@ class EpollDriver final : public FlowHost {
 // then waits in poll() as usual.
 void drive_single(Flow& f, const std::atomic<Phase>& phase, std::atomic<size_t>& finished,
                   bool busy_poll, int waker) {
-  const bool blocking = f.can_block() && !busy_poll;
+  const bool blocking = blocks(f, busy_poll);
   f.set_mode(blocking);
   Clock::time_point now = Clock::now();
   f.started = now;
@@ -299,8 +302,7 @@ Side::Side(std::vector<std::unique_ptr<Flow>> flows, unsigned threads, bool busy
   // a phase change from a signal; otherwise only when its 20 ms receive
   // timeout runs out, which every UDP test would add to its end.
   for (const auto& g : groups_)
-    signal_wake_.push_back(g.size() == 1 && g[0]->can_block() && !busy_poll_ &&
-                           g[0]->wake_by_signal());
+    signal_wake_.push_back(g.size() == 1 && blocks(*g[0], busy_poll_) && g[0]->wake_by_signal());
   if (per_flow_histograms()) {
     for (auto& f : flows_) {
       histograms_.push_back(std::make_unique<measure::Histogram>());

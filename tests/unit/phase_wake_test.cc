@@ -52,6 +52,16 @@ void BlockForever(int fd) {
   std::this_thread::sleep_for(150ms);
 }
 
+// One flow alone on one worker (so it blocks), started.
+std::unique_ptr<Side> Started(std::unique_ptr<Flow> flow) {
+  std::vector<std::unique_ptr<Flow>> flows;
+  flows.push_back(std::move(flow));
+  auto side = std::make_unique<Side>(std::move(flows), 1);
+  side->launch();
+  side->go();
+  return side;
+}
+
 // Drains, expecting `expected` datagrams in all; true when every flow ended.
 bool DrainEnds(Side& side, Flow& flow, uint64_t expected, int client) {
   flow.expect_datagrams(expected);
@@ -70,17 +80,13 @@ TEST(PhaseWake, UdpRrServerBlockedInRecvIsWoken) {
   Udp u = MakeUdp();
   auto owned = std::make_unique<UdpRrServerFlow>(std::move(u.server), 1, 1);
   UdpRrServerFlow& flow = *owned;
-  std::vector<std::unique_ptr<Flow>> flows;
-  flows.push_back(std::move(owned));
-  Side side(std::move(flows), 1);
-  side.launch();
-  side.go();
+  auto side = Started(std::move(owned));
   // One transaction: the worker is in its blocking loop.
   char c = 1;
   ASSERT_EQ(::send(u.client.get(), &c, 1, 0), 1);
   ASSERT_EQ(::recv(u.client.get(), &c, 1, 0), 1);
   BlockForever(u.server_copy);
-  EXPECT_TRUE(DrainEnds(side, flow, 1, u.client.get()));
+  EXPECT_TRUE(DrainEnds(*side, flow, 1, u.client.get()));
   EXPECT_EQ(flow.counters.transactions.get(), 1u);
   EXPECT_TRUE(flow.error.empty()) << flow.error;
   ::close(u.server_copy);
@@ -92,18 +98,14 @@ TEST(PhaseWake, UdpStreamReceiverBlockedInRecvIsWoken) {
     Udp u = MakeUdp();
     auto owned = std::make_unique<UdpRecvFlow>(std::move(u.server), 2048, UdpBatching{batch});
     UdpRecvFlow& flow = *owned;
-    std::vector<std::unique_ptr<Flow>> flows;
-    flows.push_back(std::move(owned));
-    Side side(std::move(flows), 1);
-    side.launch();
-    side.go();
+    auto side = Started(std::move(owned));
     char d[64] = {};
     ASSERT_EQ(::send(u.client.get(), d, sizeof d, 0), 64);
     for (int i = 0; i < 200 && flow.counters.datagrams_recv.get() == 0; ++i)
       std::this_thread::sleep_for(5ms);
     ASSERT_EQ(flow.counters.datagrams_recv.get(), 1u);
     BlockForever(u.server_copy);
-    EXPECT_TRUE(DrainEnds(side, flow, 1, u.client.get()));
+    EXPECT_TRUE(DrainEnds(*side, flow, 1, u.client.get()));
     EXPECT_EQ(flow.counters.datagrams_recv.get(), 1u);
     ::close(u.server_copy);
   }
