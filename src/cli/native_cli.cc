@@ -243,7 +243,7 @@ struct Embedded {
   }
 };
 
-int exit_code_for(const session::TestResult& r) {
+int exit_code_for(const results::TestResult& r) {
   if (r.interrupted) return static_cast<int>(ExitCode::kInterrupted);
   if (!r.error.empty()) return static_cast<int>(ExitCode::kRuntime);
   return 0;
@@ -281,15 +281,15 @@ int run_client(const ClientArgs& a) {
   if (repeated) loop.emplace(repeat_goal(a), report::repeat_metrics(s.test));
   int run = 0;  // the run under way, from 1, when repeated
   if (!a.json && s.interval_s > 0) {
-    o.on_interval = [&](const session::IntervalSample& iv) {
+    o.on_interval = [&](const results::IntervalSample& iv) {
       std::fputs(report::text_interval(s, iv, text).c_str(), stdout);
       std::fflush(stdout);
     };
   }
   if (!a.json) {
     // The header names both endpoints, known once the test has started.
-    o.on_started = [&](const session::TestResult& started) {
-      session::TestResult h = started;
+    o.on_started = [&](const results::TestResult& started) {
+      results::TestResult h = started;
       h.embedded_server = embedded != nullptr;
       if (!header_printed) std::fputs(report::text_header(h).c_str(), stdout);
       if (loop)
@@ -299,7 +299,7 @@ int run_client(const ClientArgs& a) {
     };
   }
   if (!loop) {
-    session::TestResult r = session::run_test(s, o);
+    results::TestResult r = session::run_test(s, o);
     r.embedded_server = embedded != nullptr;
     if (a.json) {
       report::write_result_json(std::cout, r);
@@ -315,7 +315,7 @@ int run_client(const ClientArgs& a) {
 
   // Repeated: run until the loop is satisfied, a run fails or the user
   // stops; print each run as it ends, then the intervals over all of them.
-  session::TestResult r;
+  results::TestResult r;
   for (;;) {
     ++run;
     r = session::run_test(s, o);
@@ -359,7 +359,7 @@ int run_suite() {
     spec::TestSpec s;
     s.test = kind;
     s.duration_s = seconds;
-    session::TestResult r = session::run_test(s, o);
+    results::TestResult r = session::run_test(s, o);
     report::Summary sum = report::summarize(r);
     std::string result, latency = "-", agree;
     if (sum.stream_family) {

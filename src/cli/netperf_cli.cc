@@ -289,7 +289,7 @@ int run(const NetperfArgs& a) {
   c.interrupt = install_interrupt_handler();
   int interim_index = 0;
   if (a.interim_s > 0) {
-    c.on_interval = [&](const session::IntervalSample& s) {
+    c.on_interval = [&](const results::IntervalSample& s) {
       out(report::netperf_interim(spec, s, o, interim_index++, std::chrono::system_clock::now()));
     };
   }
@@ -303,9 +303,9 @@ int run(const NetperfArgs& a) {
   // With -i/-I the test runs again on the same control connection until
   // its confidence interval is narrow enough or the runs are used up.
   measure::ConfidenceLoop loop = report::netperf_confidence_loop(o);
-  std::vector<session::TestResult> runs;
+  std::vector<results::TestResult> runs;
   try {
-    runs = session::run_netperf_tests(spec, c, [&](const session::TestResult& one) {
+    runs = session::run_netperf_tests(spec, c, [&](const results::TestResult& one) {
       return loop.add(report::netperf_confidence_sample(one, o));
     });
   } catch (const Error& e) {
@@ -314,7 +314,7 @@ int run(const NetperfArgs& a) {
           " at port " + std::to_string(a.port) + "?\n");
     throw;
   }
-  const session::TestResult& r = runs.back();
+  const results::TestResult& r = runs.back();
   if (!r.error.empty() && r.error.find("Message too long") != std::string::npos &&
       info.protocol == spec::Protocol::kUdp) {
     out("send_data: data send error: Message too long (errno 90)\n");

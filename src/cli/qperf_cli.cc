@@ -540,7 +540,7 @@ class Client {
     o.port = r.listen_port;
     o.connect_timeout_s = p.timeout_s;
     o.interrupt = interrupt_;
-    session::TestResult result = session::run_test(s, o);
+    results::TestResult result = session::run_test(s, o);
     const auto rows = report::qperf_test_rows(result, qperf::used_params(r), r.display);
     std::fputs(report::qperf_rows_text(rows).c_str(), stdout);
     if (result.interrupted) return static_cast<int>(ExitCode::kInterrupted);

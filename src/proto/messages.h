@@ -23,7 +23,8 @@
 #include <variant>
 #include <vector>
 
-#include "engine/results.h"
+#include "results/fields.h"
+#include "results/measurements.h"
 #include "spec/test_spec.h"
 
 namespace flowperf::proto {
@@ -75,14 +76,58 @@ struct Stop {
 // refuse it unless started with remote quit allowed.
 struct Quit {};
 struct Results {
-  engine::SideResult side;
+  results::SideResult side;
 };
 // Error codes: "version", "busy", "invalid_spec", "bad_message", "setup_failed",
-// "timeout", "internal".
+// "timeout", "internal", "refused".
 struct ErrorMsg {
   std::string code;
   std::string message;
 };
+
+// Each message's fields, listed once for encode and decode (Setup's spec
+// and Results' side have codecs of their own; see messages.cc).
+using results::Presence;
+
+template <class V, results::Is<Hello> T>
+void fields(V& v, T& m) {
+  v("version", m.version);
+  v("software", m.software);
+}
+template <class V, results::Is<Welcome> T>
+void fields(V& v, T& m) {
+  v("version", m.version);
+  v("software", m.software);
+  v("hostname", m.hostname, Presence::kOptional);
+  v("os", m.os, Presence::kOptional);
+  v("cpu_model", m.cpu_model, Presence::kOptional);
+  v("cores", m.cores, Presence::kOptional);
+  v("cpu_mhz", m.cpu_mhz, Presence::kOptional);
+}
+template <class V, results::Is<SetupOk> T>
+void fields(V& v, T& m) {
+  v("tcp_port", m.tcp_port);
+  v("udp_ports", m.udp_ports);
+  v("cookie", m.cookie);
+  v("threads", m.threads);
+  v("sndbuf", m.sndbuf);
+  v("rcvbuf", m.rcvbuf);
+}
+// A plain stop is written as its type alone: older servers read that.
+template <class V, results::Is<Stop> T>
+void fields(V& v, T& m) {
+  v("abort", m.abort, Presence::kOmitEmpty);
+  v("at_s", m.at_s, Presence::kOmitEmpty);
+  v("sent", m.sent, Presence::kOmitEmpty);
+}
+template <class V, results::Is<ErrorMsg> T>
+void fields(V& v, T& m) {
+  v("code", m.code);
+  v("message", m.message);
+}
+template <class V, class T>
+requires results::Is<T, Start> || results::Is<T, Started> || results::Is<T, Quit>
+void fields(V&, T&) {}
 
 using Message =
     std::variant<Hello, Welcome, Setup, SetupOk, Start, Started, Stop, Quit, Results, ErrorMsg>;
@@ -95,18 +140,10 @@ void encode_into(std::string& out, const Message& m);
 Message decode(std::string_view body);
 const char* message_name(const Message& m);
 
-// Histograms and results travel as JSON; exposed for --json output too.
-nlohmann::json histogram_to_json(const measure::Histogram& h);
-measure::Histogram histogram_from_json(const nlohmann::json& j);
-nlohmann::json side_to_json(const engine::SideResult& s);
-// The parts of side_to_json(): one flow, and everything but "flows".
-nlohmann::json flow_to_json(const engine::FlowResult& f);
-nlohmann::json side_head_to_json(const engine::SideResult& s);
-nlohmann::json interval_to_json(const engine::IntervalSample& iv);
-nlohmann::json cpu_to_json(const measure::CpuUsage& c);
-nlohmann::json nic_to_json(const measure::NicUsage& n);
-nlohmann::json tcp_info_to_json(const net::TcpInfo& t);
-measure::CpuUsage cpu_from_json(const nlohmann::json& j);
-engine::SideResult side_from_json(const nlohmann::json& j);
+// A side's results as this protocol carries them (the body of a results
+// message, less the flow-count hint). The user's --json is written by
+// report/result_json.h, not by these.
+nlohmann::json side_to_json(const results::SideResult& s);
+results::SideResult side_from_json(const nlohmann::json& j);
 
 }  // namespace flowperf::proto

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/version.h"
-#include "proto/messages.h"
+#include "report/result_json.h"
 #include "report/summary.h"
 #include "spec/spec_json.h"
 
@@ -59,7 +59,7 @@ json latency_json(const measure::Histogram& h) {
           {"p99_9", us(static_cast<double>(h.percentile(99.9)))},
           {"p99_99", us(static_cast<double>(h.percentile(99.99)))},
           {"max", us(static_cast<double>(h.max()))},
-          {"histogram_ns", proto::histogram_to_json(h)}};
+          {"histogram_ns", histogram_json(h)}};
 }
 
 namespace {
@@ -77,16 +77,16 @@ json indexed_stream_json(const StreamSummary& s, const Summary& sum) {
 
 // The document; with `marks`, "streams" and both sides' "flows" are strings
 // standing in for those arrays.
-json result_doc(const session::TestResult& r, const Summary& sum, bool marks) {
+json result_doc(const results::TestResult& r, const Summary& sum, bool marks) {
   json streams = json::array();
   if (marks) {
     streams = kStreamsMark;
   } else {
     for (const auto& s : sum.streams) streams.push_back(indexed_stream_json(s, sum));
   }
-  auto side = [&](const engine::SideResult& sr, const char* mark) {
-    if (!marks) return proto::side_to_json(sr);
-    json j = proto::side_head_to_json(sr);
+  auto side = [&](const results::SideResult& sr, const char* mark) {
+    if (!marks) return side_json(sr);
+    json j = side_head_json(sr);
     j["flows"] = mark;
     return j;
   };
@@ -111,7 +111,7 @@ json result_doc(const session::TestResult& r, const Summary& sum, bool marks) {
       if (f.timeouts) fj["timeouts"] = f.timeouts;
       if (f.tcp) {
         fj["retransmits"] = f.retrans;
-        fj["tcp"] = proto::tcp_info_to_json(*f.tcp);
+        fj["tcp"] = tcp_info_json(*f.tcp);
       }
       flows.push_back(std::move(fj));
     }
@@ -126,8 +126,8 @@ json result_doc(const session::TestResult& r, const Summary& sum, bool marks) {
            {"transactions", txn},
            {"bits_per_second", num(dt > 0 ? 8.0 * static_cast<double>(moved) / dt : 0)},
            {"transactions_per_second", num(dt > 0 ? static_cast<double>(txn) / dt : 0)}}},
-         {"cpu", iv.cpu ? proto::cpu_to_json(*iv.cpu) : json(nullptr)},
-         {"nic", iv.nic ? proto::nic_to_json(*iv.nic) : json(nullptr)}});
+         {"cpu", iv.cpu ? cpu_json(*iv.cpu) : json(nullptr)},
+         {"nic", iv.nic ? nic_json(*iv.nic) : json(nullptr)}});
   }
   json errors = json::array();
   if (!r.error.empty()) errors.push_back(r.error);
@@ -186,9 +186,9 @@ void write_array(std::ostream& out, size_t n, size_t indent, Element&& element) 
 
 }  // namespace
 
-json result_json(const session::TestResult& r) { return result_doc(r, summarize(r), false); }
+json result_json(const results::TestResult& r) { return result_doc(r, summarize(r), false); }
 
-void write_result_json(std::ostream& out, const session::TestResult& r,
+void write_result_json(std::ostream& out, const results::TestResult& r,
                        const measure::ConfidenceLoop* loop) {
   const Summary sum = summarize(r);
   json doc = result_doc(r, sum, true);
@@ -201,10 +201,10 @@ void write_result_json(std::ostream& out, const session::TestResult& r,
   };
   std::vector<Splice> splices;
   splices.push_back({json(kLocalMark).dump(), r.local_side.flows.size(),
-                     [&](size_t i) { return proto::flow_to_json(r.local_side.flows[i]); }});
+                     [&](size_t i) { return flow_json(r.local_side.flows[i]); }});
   if (r.have_remote)
     splices.push_back({json(kRemoteMark).dump(), r.remote_side.flows.size(),
-                       [&](size_t i) { return proto::flow_to_json(r.remote_side.flows[i]); }});
+                       [&](size_t i) { return flow_json(r.remote_side.flows[i]); }});
   splices.push_back({json(kStreamsMark).dump(), sum.streams.size(),
                      [&](size_t i) { return indexed_stream_json(sum.streams[i], sum); }});
   // The marks appear in key order: "local" < "remote" < "streams".
@@ -245,7 +245,7 @@ json confidence_json(const measure::ConfidenceLoop& loop) {
           {"metrics", metrics}};
 }
 
-json result_json(const session::TestResult& last, const measure::ConfidenceLoop& loop) {
+json result_json(const results::TestResult& last, const measure::ConfidenceLoop& loop) {
   json j = result_json(last);
   j["confidence"] = confidence_json(loop);
   return j;

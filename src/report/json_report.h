@@ -8,22 +8,22 @@
 #include <ostream>
 
 #include "measure/confidence.h"
-#include "session/controller.h"
+#include "results/test_result.h"
 
 namespace flowperf::report {
 
 inline constexpr int kJsonSchemaVersion = 1;
 
-nlohmann::json result_json(const session::TestResult& r);
+nlohmann::json result_json(const results::TestResult& r);
 // A test repeated with --repeat/--confidence: the last run's document with
 // a "confidence" object (the loop's metrics are report::repeat_metrics).
-nlohmann::json result_json(const session::TestResult& last, const measure::ConfidenceLoop& loop);
+nlohmann::json result_json(const results::TestResult& last, const measure::ConfidenceLoop& loop);
 nlohmann::json confidence_json(const measure::ConfidenceLoop& loop);
 // Writes exactly result_json(r).dump(2) (or result_json(r, *loop).dump(2)),
 // without ever holding the document's per-stream and per-flow arrays as one
 // JSON tree (at 10,000 streams that tree was ~100 MB): each element is built,
 // written and dropped in turn.
-void write_result_json(std::ostream& out, const session::TestResult& r,
+void write_result_json(std::ostream& out, const results::TestResult& r,
                        const measure::ConfidenceLoop* loop = nullptr);
 nlohmann::json latency_json(const measure::Histogram& h);  // microseconds
 

@@ -53,12 +53,12 @@ std::string banner_numeric(const std::string& host, const std::string& address) 
 int size_or_unknown(int v) { return v > 0 ? v : -1; }
 
 struct Counts {
-  engine::FlowResult local, remote;
+  results::FlowResult local, remote;
   bool have_remote = false;
   double elapsed = 0;
 };
 
-Counts counts(const session::TestResult& r) {
+Counts counts(const results::TestResult& r) {
   Counts c;
   c.local = r.local_side.total();
   c.have_remote = r.have_remote;
@@ -101,7 +101,7 @@ std::string tail_brand(const NetperfReportOptions& o) { return o.headers ? "" : 
 
 // ---- Classic tables ------------------------------------------------------
 
-std::string stream_table(const session::TestResult& r, const NetperfReportOptions& o,
+std::string stream_table(const results::TestResult& r, const NetperfReportOptions& o,
                          const OmniValues& v) {
   const bool maerts = r.spec.test == TestKind::kTcpMaerts;
   const bool cpu = o.local_cpu || o.remote_cpu;
@@ -167,7 +167,7 @@ std::string stream_table(const session::TestResult& r, const NetperfReportOption
   return out;
 }
 
-std::string udp_stream_table(const session::TestResult& r, const NetperfReportOptions& o,
+std::string udp_stream_table(const results::TestResult& r, const NetperfReportOptions& o,
                              const OmniValues& v) {
   const Counts c = counts(r);
   const bool cpu = o.local_cpu || o.remote_cpu;
@@ -207,7 +207,7 @@ std::string udp_stream_table(const session::TestResult& r, const NetperfReportOp
   return out;
 }
 
-std::string rr_table(const session::TestResult& r, const NetperfReportOptions& o,
+std::string rr_table(const results::TestResult& r, const NetperfReportOptions& o,
                      const OmniValues& v) {
   const TestKind kind = r.spec.test;
   // TCP_CRR and TCP_CC print netperf's connection-test table (no brand).
@@ -423,7 +423,7 @@ double netperf_rate(double units, double seconds, char unit) {
   }
 }
 
-OmniValues netperf_values(const session::TestResult& r, const NetperfReportOptions& o) {
+OmniValues netperf_values(const results::TestResult& r, const NetperfReportOptions& o) {
   const auto& info = spec::info(r.spec.test);
   const TestKind kind = r.spec.test;
   const bool udp = info.protocol == spec::Protocol::kUdp;
@@ -581,7 +581,7 @@ enum Averaged : size_t { kThroughput, kLocalCpu, kRemoteCpu, kElapsed, kLocalSd,
 // What OMNI output adds at -v 2 for a request/response test: the latency
 // histogram, named as netperf names its transactions. (netperf's histogram
 // of send() or recv() times in stream tests is not measured here.)
-std::string omni_histogram(const session::TestResult& r, const NetperfReportOptions& o) {
+std::string omni_histogram(const results::TestResult& r, const NetperfReportOptions& o) {
   if (o.verbosity < 2 || !is_rr(r.spec.test) || r.local_side.latency.count() == 0) return {};
   return std::string("\nHistogram of ") +
          (spec::info(r.spec.test).connect_per_transaction ? "connect/request/response/close"
@@ -589,7 +589,7 @@ std::string omni_histogram(const session::TestResult& r, const NetperfReportOpti
          " times\n" + netperf_histogram(r.local_side.latency);
 }
 
-std::string render(const session::TestResult& r, const NetperfReportOptions& o,
+std::string render(const results::TestResult& r, const NetperfReportOptions& o,
                    const OmniValues& v) {
   if (o.omni) {
     OmniSelection sel = o.selection;
@@ -619,14 +619,14 @@ std::string render(const session::TestResult& r, const NetperfReportOptions& o,
 
 // The last run, carrying the latency of every run (netperf never clears
 // its histogram between runs).
-session::TestResult last_with_all_latency(const std::vector<session::TestResult>& runs) {
-  session::TestResult last = runs.back();
+results::TestResult last_with_all_latency(const std::vector<results::TestResult>& runs) {
+  results::TestResult last = runs.back();
   for (size_t i = 0; i + 1 < runs.size(); ++i)
     last.local_side.latency.merge(runs[i].local_side.latency);
   return last;
 }
 
-OmniValues values_of_runs(const session::TestResult& last, const measure::ConfidenceLoop& loop,
+OmniValues values_of_runs(const results::TestResult& last, const measure::ConfidenceLoop& loop,
                           const NetperfReportOptions& o) {
   OmniValues v = netperf_values(last, o);
   if (o.iteration_max <= 1 || loop.iterations() == 0) return v;
@@ -661,7 +661,7 @@ std::string confidence_warning(const OmniValues& v) {
 
 }  // namespace
 
-std::string netperf_result(const session::TestResult& r, const NetperfReportOptions& o) {
+std::string netperf_result(const results::TestResult& r, const NetperfReportOptions& o) {
   return render(r, o, netperf_values(r, o));
 }
 
@@ -680,7 +680,7 @@ measure::ConfidenceLoop netperf_confidence_loop(const NetperfReportOptions& o) {
                                         {"remote service demand", false}});
 }
 
-std::vector<double> netperf_confidence_sample(const session::TestResult& r,
+std::vector<double> netperf_confidence_sample(const results::TestResult& r,
                                               const NetperfReportOptions& o) {
   const OmniValues v = netperf_values(r, o);
   std::vector<double> sample(6);
@@ -693,15 +693,15 @@ std::vector<double> netperf_confidence_sample(const session::TestResult& r,
   return sample;
 }
 
-OmniValues netperf_values(const std::vector<session::TestResult>& runs,
+OmniValues netperf_values(const std::vector<results::TestResult>& runs,
                           const measure::ConfidenceLoop& loop, const NetperfReportOptions& o) {
   return values_of_runs(last_with_all_latency(runs), loop, o);
 }
 
-std::string netperf_result(const std::vector<session::TestResult>& runs,
+std::string netperf_result(const std::vector<results::TestResult>& runs,
                            const measure::ConfidenceLoop& loop, const NetperfReportOptions& o) {
   if (runs.empty()) return {};
-  const session::TestResult last = last_with_all_latency(runs);
+  const results::TestResult last = last_with_all_latency(runs);
   const OmniValues v = values_of_runs(last, loop, o);
   std::string out;
   // Only the classic tables warn; OMNI output carries the widths instead.
@@ -709,7 +709,7 @@ std::string netperf_result(const std::vector<session::TestResult>& runs,
   return out + render(last, o, v);
 }
 
-std::string netperf_interim(const spec::TestSpec& spec, const session::IntervalSample& s,
+std::string netperf_interim(const spec::TestSpec& spec, const results::IntervalSample& s,
                             const NetperfReportOptions& o, int index,
                             std::chrono::system_clock::time_point ending) {
   const char unit = netperf_effective_unit(o.unit, spec.test);

@@ -32,7 +32,7 @@
 
 #include "measure/confidence.h"
 #include "report/omni_selectors.h"
-#include "session/controller.h"
+#include "results/test_result.h"
 
 namespace flowperf::report {
 
@@ -77,7 +77,7 @@ struct NetperfReportOptions {
 std::string netperf_banner(const NetperfReportOptions& o);
 
 // The result: classic table or OMNI output, per the options.
-std::string netperf_result(const session::TestResult& r, const NetperfReportOptions& o);
+std::string netperf_result(const results::TestResult& r, const NetperfReportOptions& o);
 
 // A test repeated for a confidence interval (-i/-I). netperf averages six
 // figures over the runs: throughput, elapsed time, and each end's CPU
@@ -91,7 +91,7 @@ std::string netperf_result(const session::TestResult& r, const NetperfReportOpti
 //     return loop.add(netperf_confidence_sample(r, o)); });
 //   out(netperf_result(runs, loop, o));
 measure::ConfidenceLoop netperf_confidence_loop(const NetperfReportOptions& o);
-std::vector<double> netperf_confidence_sample(const session::TestResult& r,
+std::vector<double> netperf_confidence_sample(const results::TestResult& r,
                                               const NetperfReportOptions& o);
 
 // The result of all the runs, as netperf prints it: the last run's counts
@@ -99,13 +99,13 @@ std::vector<double> netperf_confidence_sample(const session::TestResult& r,
 // run, the confidence selectors filled in, and, in the classic tables,
 // netperf's "!!! WARNING" block when the confidence was not achieved.
 // `loop` has seen every run (runs.size() samples).
-std::string netperf_result(const std::vector<session::TestResult>& runs,
+std::string netperf_result(const std::vector<results::TestResult>& runs,
                            const measure::ConfidenceLoop& loop, const NetperfReportOptions& o);
 
 // One interim result (-D): "Interim result: ..." (classic and -O), CSV with
 // -o, or the four indexed NETPERF_*[n]= lines with -k. `ending` is the wall
 // clock time the interval ended.
-std::string netperf_interim(const spec::TestSpec& spec, const session::IntervalSample& s,
+std::string netperf_interim(const spec::TestSpec& spec, const results::IntervalSample& s,
                             const NetperfReportOptions& o, int index,
                             std::chrono::system_clock::time_point ending);
 
@@ -117,9 +117,9 @@ char netperf_effective_unit(char unit, spec::TestKind kind);
 double netperf_rate(double units, double seconds, char unit);
 
 // netperf's variables for a result, as the OMNI selectors print them.
-OmniValues netperf_values(const session::TestResult& r, const NetperfReportOptions& o);
+OmniValues netperf_values(const results::TestResult& r, const NetperfReportOptions& o);
 // ... and for the runs of a repeated test (see netperf_result above).
-OmniValues netperf_values(const std::vector<session::TestResult>& runs,
+OmniValues netperf_values(const std::vector<results::TestResult>& runs,
                           const measure::ConfidenceLoop& loop, const NetperfReportOptions& o);
 
 // netperf's latency histogram block (--enable-histogram builds): eight rows

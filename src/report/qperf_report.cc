@@ -226,8 +226,8 @@ struct EndCounts {
   EndCpu cpu;
 };
 
-EndCounts end_counts(const engine::SideResult& side, uint32_t send_size, uint32_t recv_size) {
-  engine::FlowResult t = side.total();
+EndCounts end_counts(const results::SideResult& side, uint32_t send_size, uint32_t recv_size) {
+  results::FlowResult t = side.total();
   EndCounts c;
   c.cpu = end_cpu(side.cpu);
   c.real_time = side.elapsed_s;
@@ -245,7 +245,7 @@ struct Ends {
   EndCounts loc, rem;
 };
 
-Ends ends(const session::TestResult& r) {
+Ends ends(const results::TestResult& r) {
   const bool stream = spec::info(r.spec.test).family == spec::Family::kStream;
   // Message sizes each end sends and receives: one size for a stream, the
   // request and response sizes for request/response.
@@ -290,7 +290,7 @@ void cpu_rows(Rows& out, const std::string& p, const EndCpu& c) {
 
 // The rows qperf shows after the parameters and costs: each end's CPU use,
 // times and counts.
-void rest_rows(Rows& out, const session::TestResult& r, const Ends& e, const QperfDisplay& d) {
+void rest_rows(Rows& out, const results::TestResult& r, const Ends& e, const QperfDisplay& d) {
   const auto& info = spec::info(r.spec.test);
   const bool stream = info.family == spec::Family::kStream;
   const EndCounts &loc = e.loc, &rem = e.rem;
@@ -353,7 +353,7 @@ std::string qperf_rows_text(const std::vector<QperfRow>& rows) {
   return out;
 }
 
-std::vector<QperfRow> qperf_test_rows(const session::TestResult& r,
+std::vector<QperfRow> qperf_test_rows(const results::TestResult& r,
                                       const std::vector<QperfParam>& used, const QperfDisplay& d) {
   const Summary s = summarize(r);
   const StreamSummary& t = s.total;

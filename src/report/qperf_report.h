@@ -28,7 +28,7 @@
 #include <string_view>
 #include <vector>
 
-#include "session/controller.h"
+#include "results/test_result.h"
 
 namespace flowperf::report {
 
@@ -75,7 +75,7 @@ std::string qperf_rows_text(const std::vector<QperfRow>& rows);
 // flipped forms), chosen by the spec: a stream test shows bw (UDP: send_bw
 // and recv_bw), a request/response test shows latency, half the mean round
 // trip. `used` lists the parameters in use, in display order.
-std::vector<QperfRow> qperf_test_rows(const session::TestResult& r,
+std::vector<QperfRow> qperf_test_rows(const results::TestResult& r,
                                       const std::vector<QperfParam>& used, const QperfDisplay& d);
 
 struct QperfHost {

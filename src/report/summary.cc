@@ -10,7 +10,7 @@ using spec::TestKind;
 
 namespace {
 
-const engine::FlowResult* find_flow(const engine::SideResult& side, uint32_t index) {
+const results::FlowResult* find_flow(const results::SideResult& side, uint32_t index) {
   for (const auto& f : side.flows)
     if (f.index == index) return &f;
   return nullptr;
@@ -18,8 +18,8 @@ const engine::FlowResult* find_flow(const engine::SideResult& side, uint32_t ind
 
 double rate(double amount, double seconds) { return seconds > 0 ? amount / seconds : 0; }
 
-void fill_stream(StreamSummary& s, const engine::FlowResult& local,
-                 const engine::FlowResult* remote, TestKind test, bool* receiver_counted) {
+void fill_stream(StreamSummary& s, const results::FlowResult& local,
+                 const results::FlowResult* remote, TestKind test, bool* receiver_counted) {
   s.elapsed_s = local.elapsed_s;
   switch (test) {
     case TestKind::kTcpStream:
@@ -57,19 +57,19 @@ void fill_stream(StreamSummary& s, const engine::FlowResult& local,
 
 }  // namespace
 
-Summary summarize(const session::TestResult& r) {
+Summary summarize(const results::TestResult& r) {
   Summary sum;
   const auto& info = spec::info(r.spec.test);
   sum.stream_family = info.family == Family::kStream;
   sum.udp = info.protocol == Protocol::kUdp;
-  const engine::SideResult* remote = r.have_remote ? &r.remote_side : nullptr;
+  const results::SideResult* remote = r.have_remote ? &r.remote_side : nullptr;
   sum.receiver_counted = remote != nullptr;
 
   sum.streams.reserve(r.local_side.flows.size());
   for (const auto& lf : r.local_side.flows) {
     StreamSummary s;
     s.index = lf.index;
-    const engine::FlowResult* rf =
+    const results::FlowResult* rf =
         remote && !info.connect_per_transaction ? find_flow(*remote, lf.index) : nullptr;
     if (sum.stream_family) {
       fill_stream(s, lf, rf, r.spec.test, &sum.receiver_counted);
@@ -112,7 +112,7 @@ Summary summarize(const session::TestResult& r) {
                                     : 0;
   if (!sum.stream_family && r.local_side.latency.count() > 0) t.latency = &r.local_side.latency;
 
-  auto retrans = [](const engine::SideResult& side) -> std::optional<uint64_t> {
+  auto retrans = [](const results::SideResult& side) -> std::optional<uint64_t> {
     std::optional<uint64_t> n;
     for (const auto& f : side.flows)
       if (f.tcp) n = n.value_or(0) + f.tcp->total_retrans;
@@ -136,7 +136,7 @@ std::vector<measure::ConfidenceLoop::Metric> repeat_metrics(TestKind kind) {
   return {{"transactions_per_second", true}, {"latency_p50_us", true}, {"latency_p99_us", true}};
 }
 
-std::vector<double> repeat_sample(const session::TestResult& r) {
+std::vector<double> repeat_sample(const results::TestResult& r) {
   const Summary sum = summarize(r);
   if (sum.stream_family) return {sum.total.throughput_bps};
   const measure::Histogram* h = sum.total.latency ? &*sum.total.latency : nullptr;

@@ -10,7 +10,7 @@
 
 #include "measure/confidence.h"
 #include "measure/histogram.h"
-#include "session/controller.h"
+#include "results/test_result.h"
 
 namespace flowperf::report {
 
@@ -54,8 +54,8 @@ struct Summary {
 };
 
 // The Summary points into `r` (latency histograms): keep r alive while it is used.
-Summary summarize(const session::TestResult& r);
-Summary summarize(const session::TestResult&& r) = delete;
+Summary summarize(const results::TestResult& r);
+Summary summarize(const results::TestResult&& r) = delete;
 
 // The figures a test repeated with --repeat/--confidence is judged on, by
 // their JSON names: bits_per_second (delivered) for stream tests;
@@ -63,6 +63,6 @@ Summary summarize(const session::TestResult&& r) = delete;
 // All of them govern when the runs may stop.
 std::vector<measure::ConfidenceLoop::Metric> repeat_metrics(spec::TestKind kind);
 // One run's values of those figures, in the same order.
-std::vector<double> repeat_sample(const session::TestResult& r);
+std::vector<double> repeat_sample(const results::TestResult& r);
 
 }  // namespace flowperf::report

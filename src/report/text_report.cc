@@ -27,7 +27,7 @@ std::string label(uint32_t index) { return fmt::format("{:>6}", index); }
 
 }  // namespace
 
-std::string text_header(const session::TestResult& r) {
+std::string text_header(const results::TestResult& r) {
   const auto& s = r.spec;
   const auto& info = spec::info(s.test);
   std::string out = fmt::format("flowperf {}: {} — {}\n", kVersion, info.name, info.title);
@@ -64,7 +64,7 @@ std::string text_header(const session::TestResult& r) {
   return out;
 }
 
-std::string text_interval(const spec::TestSpec& s, const session::IntervalSample& iv,
+std::string text_interval(const spec::TestSpec& s, const results::IntervalSample& iv,
                           const TextOptions& o) {
   const bool stream = spec::info(s.test).family == spec::Family::kStream;
   uint64_t bytes = 0, txn = 0;
@@ -97,7 +97,7 @@ std::string text_interval(const spec::TestSpec& s, const session::IntervalSample
   return line + "\n";
 }
 
-std::string text_result(const session::TestResult& r, const TextOptions& o) {
+std::string text_result(const results::TestResult& r, const TextOptions& o) {
   Summary sum = summarize(r);
   const auto& s = r.spec;
   std::string out;

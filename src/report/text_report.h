@@ -11,7 +11,7 @@
 
 #include "core/units.h"
 #include "measure/confidence.h"
-#include "session/controller.h"
+#include "results/test_result.h"
 
 namespace flowperf::report {
 
@@ -22,10 +22,10 @@ struct TextOptions {
   bool nic = false;                            // --nic: interface counters of both ends
 };
 
-std::string text_header(const session::TestResult& r);
-std::string text_interval(const spec::TestSpec& spec, const session::IntervalSample& s,
+std::string text_header(const results::TestResult& r);
+std::string text_interval(const spec::TestSpec& spec, const results::IntervalSample& s,
                           const TextOptions& o);
-std::string text_result(const session::TestResult& r, const TextOptions& o);
+std::string text_result(const results::TestResult& r, const TextOptions& o);
 
 // A test repeated with --repeat/--confidence: the line before each run's
 // result, then each figure's mean and interval over the runs (the loop's

@@ -1,12 +1,10 @@
 #include "session/controller.h"
 
 #include <fmt/format.h>
-#include <linux/sockios.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <chrono>
-#include <thread>
+#include <optional>
 
 #include "core/error.h"
 #include "core/version.h"
@@ -16,8 +14,7 @@
 #include "proto/framing.h"
 #include "session/data_plane.h"
 #include "session/descriptor_budget.h"
-#include "session/interval_sampler.h"
-#include "session/side_meter.h"
+#include "session/side_runner.h"
 
 namespace flowperf::session {
 namespace {
@@ -35,51 +32,6 @@ constexpr double kDataConnectS = 15;
 Clock::time_point after(double seconds) {
   return Clock::now() +
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
-
-// Progress of a side's flows: everything they counted, plus the bytes still
-// queued in their sockets (a TCP sender in drain counts nothing more, but its
-// send queue shrinks while the peer keeps acknowledging).
-uint64_t progress_mark(const engine::Side& side, uint64_t* queued) {
-  uint64_t mark = 0;
-  *queued = 0;
-  for (const auto& f : side.flows()) {
-    const auto& c = f->counters;
-    mark += c.bytes_sent.get() + c.bytes_recv.get() + c.transactions.get() +
-            c.datagrams_recv.get() + c.connects.get();
-    if (int fd = f->initial_fd(); fd >= 0) {
-      int q = 0;
-      if (::ioctl(fd, SIOCOUTQ, &q) == 0 && q > 0) *queued += static_cast<uint64_t>(q);
-    }
-  }
-  return mark + *queued;
-}
-
-// Lets the flows finish what is in flight. Returns "" when they all did, or
-// why it gave up: nothing moved for `quiet` (the data path stalled), or the
-// hard limit passed.
-std::string drain(engine::Side& side, Clock::duration quiet, Clock::time_point hard) {
-  uint64_t queued = 0;
-  uint64_t mark = progress_mark(side, &queued);
-  Clock::time_point last_move = Clock::now();
-  while (!side.all_finished()) {
-    const Clock::time_point now = Clock::now();
-    uint64_t q = 0;
-    if (uint64_t m = progress_mark(side, &q); m != mark) {
-      mark = m;
-      queued = q;
-      last_move = now;
-    }
-    if (now - last_move >= quiet)
-      return fmt::format(
-          "the data path stalled: nothing moved for {:.0f} s after the test's end{} — is a "
-          "firewall dropping the data connections, or is the link down?",
-          std::chrono::duration<double>(quiet).count(),
-          queued ? fmt::format(", with {} bytes still queued to send", queued) : "");
-    if (now >= hard) return "the flows did not finish within the drain limit after the test's end";
-    std::this_thread::sleep_for(5ms);
-  }
-  return "";
 }
 
 class Control {
@@ -185,89 +137,73 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   }
   net::Address crr_server = server;
   crr_server.set_port(ok.tcp_port);
-  engine::Side side(engine::client_flows(spec, std::move(sockets), crr_server),
-                    spec::default_threads(spec), spec.busy_poll);
-  side.launch();
+  SideRunner::Options ro;
+  ro.threads = spec::default_threads(spec);
+  ro.busy_poll = spec.busy_poll;
+  ro.interval_s = spec.interval_s;
+  ro.meter_at = local;
+  ro.interrupt = o.interrupt;
+  ro.on_interval = o.on_interval;
+  SideRunner runner(engine::client_flows(spec, std::move(sockets), crr_server), ro);
+  runner.launch();
 
   // 4. Start both sides together.
   control.send(proto::Start{});
   control.expect<proto::Started>(60);
-  const Clock::time_point t0 = side.go();
-  SideMeter meter;
-  meter.start(local);
+  const Clock::time_point t0 = runner.go();
   if (o.on_started) o.on_started(result);
 
   // 5. Run until the time is up, every flow met its count, or the user
   //    interrupts; sample intervals on the way.
-  const bool by_count = spec.count > 0;
-  const auto end = by_count ? Clock::time_point::max()
-                            : t0 + std::chrono::duration_cast<Clock::duration>(
-                                       std::chrono::duration<double>(spec.duration_s));
-  IntervalSampler sampler(side, spec.interval_s, t0, &local);
-  for (;;) {
-    Clock::time_point now = Clock::now();
-    if (o.interrupt && o.interrupt->load()) {
-      result.interrupted = true;
-      break;
-    }
-    if (now >= end || side.all_finished()) break;
-    if (sampler.due(now)) {
-      auto s = sampler.sample(now);
-      if (o.on_interval) o.on_interval(s);
-      result.intervals.push_back(std::move(s));
-    }
-    // Wake for the next event, when the last flow finishes (a counted test
-    // ends then), and at least every 10 ms to notice Ctrl-C.
-    auto wake = std::min({end, sampler.next(), now + 10ms});
-    side.wait_finished(wake);
-  }
+  const auto end = spec.count > 0 ? Clock::time_point::max()
+                                  : t0 + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(spec.duration_s));
+  result.interrupted = runner.run(end) == SideRunner::End::kInterrupted;
 
   // 6. Stop. When we originate the work we finish our flows first, so the
   //    server drains only after the last request or datagram is out; when the
   //    server sends, it must hear Stop before our receivers can see its EOF.
   const bool server_sends = spec.test == spec::TestKind::kTcpMaerts;
-  engine::SideResult measured;  // CPU and NIC figures, taken when our flows finish
   Clock::time_point cap = Clock::time_point::max();  // a stalled test's time ends here
+  std::optional<Clock::time_point> last_sample_at;
+  bool collected = false;  // our side's results are in result.local_side
   try {
     if (server_sends) control.send(proto::Stop{});
-    side.set_phase(engine::Phase::kDrain);
     const Clock::time_point drain_from = Clock::now();
     // A slow link may take long to drain full socket buffers; only a drain
     // that makes no progress for kStallQuiet is given up.
-    std::string stalled = result.interrupted ? drain(side, 2s, after(2))
-                                             : drain(side, kStallQuiet, after(kDrainLimitS));
-    if (!stalled.empty()) side.set_phase(engine::Phase::kAbort);
-    meter.finish(measured);
+    std::string stalled = result.interrupted
+                              ? runner.drain_watching(2s, after(2))
+                              : runner.drain_watching(kStallQuiet, after(kDrainLimitS));
+    runner.end_measuring();  // CPU and NIC figures end with our flows
     if (!stalled.empty()) cap = drain_from;
     if (!server_sends) {
       proto::Stop stop{!stalled.empty(), std::chrono::duration<double>(drain_from - t0).count()};
       // UDP: what each flow sent, so that the server's flows stop draining
       // once it is all in rather than after a quiet spell.
       if (spec.test == spec::TestKind::kUdpStream || spec.test == spec::TestKind::kUdpRr) {
-        stop.sent.assign(side.flows().size(), 0);
-        for (const auto& f : side.flows())
+        const auto& flows = runner.side().flows();
+        stop.sent.assign(flows.size(), 0);
+        for (const auto& f : flows)
           if (f->index < stop.sent.size()) stop.sent[f->index] = f->counters.datagrams_sent.get();
       }
       control.send(stop);
     }
     if (!stalled.empty() && !result.interrupted) result.error = stalled;
-    side.join();
-    if (!result.interrupted)
-      if (auto s = sampler.finish(stalled.empty() ? Clock::now() : drain_from)) {
-        if (o.on_interval) o.on_interval(*s);
-        result.intervals.push_back(std::move(*s));
-      }
+    if (!result.interrupted) last_sample_at = stalled.empty() ? Clock::now() : drain_from;
+    result.local_side = runner.finish(last_sample_at, cap);
+    collected = true;
     result.remote_side = control.expect<proto::Results>(30).side;
     result.have_remote = true;
   } catch (const Error& e) {
-    side.set_phase(engine::Phase::kAbort);
-    side.join();
+    if (!collected) {
+      runner.abort();
+      result.local_side = runner.finish(std::nullopt, cap);
+    }
     result.error = e.what();
   }
-  result.local_side = engine::collect(side, cap);
-  meter.finish(measured);  // no-op when already taken
-  result.local_side.cpu = measured.cpu;
-  result.local_side.nic = measured.nic;
+  result.intervals = std::move(result.local_side.intervals);
+  result.local_side.intervals.clear();
   result.local_side.sndbuf = sndbuf;
   result.local_side.rcvbuf = rcvbuf;
   if (result.error.empty()) {

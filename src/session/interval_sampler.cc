@@ -23,8 +23,8 @@ IntervalSampler::IntervalSampler(const engine::Side& side, double interval_s, Cl
   meter_.start(local);
 }
 
-engine::IntervalSample IntervalSampler::take(Clock::time_point now) {
-  engine::IntervalSample s;
+results::IntervalSample IntervalSampler::take(Clock::time_point now) {
+  results::IntervalSample s;
   s.start_s = last_s_;
   s.end_s = seconds(now - t0_);
   const auto& flows = side_.flows();
@@ -34,7 +34,7 @@ engine::IntervalSample IntervalSampler::take(Clock::time_point now) {
            c.datagrams_sent.get(), c.datagrams_recv.get(), c.seq_expected.get(),
            c.duplicates.get(),     c.out_of_order.get(),   c.timeouts.get()};
     const Mark& l = last_[i];
-    engine::IntervalFlow f;
+    results::IntervalFlow f;
     f.bytes_sent = m.bytes_sent - l.bytes_sent;
     f.bytes_recv = m.bytes_recv - l.bytes_recv;
     f.transactions = m.transactions - l.transactions;
@@ -65,15 +65,15 @@ engine::IntervalSample IntervalSampler::take(Clock::time_point now) {
   return s;
 }
 
-engine::IntervalSample IntervalSampler::sample(Clock::time_point now) {
-  engine::IntervalSample s = take(now);
+results::IntervalSample IntervalSampler::sample(Clock::time_point now) {
+  results::IntervalSample s = take(now);
   const auto step =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_s_));
   while (next_ <= now) next_ += step;
   return s;
 }
 
-std::optional<engine::IntervalSample> IntervalSampler::finish(Clock::time_point now) {
+std::optional<results::IntervalSample> IntervalSampler::finish(Clock::time_point now) {
   if (interval_s_ <= 0) return std::nullopt;
   if (seconds(now - t0_) <= last_s_) return std::nullopt;
   next_ = Clock::time_point::max();

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/results.h"
+#include "engine/collect.h"
 #include "engine/worker.h"
 #include "net/socket.h"
 #include "session/side_meter.h"
@@ -29,10 +29,10 @@ class IntervalSampler {
   Clock::time_point next() const { return next_; }
   bool due(Clock::time_point now) const { return now >= next_; }
   // Takes the sample for [last end, now] and schedules the next.
-  engine::IntervalSample sample(Clock::time_point now);
+  results::IntervalSample sample(Clock::time_point now);
   // The last, partial interval (so that the intervals add up to the
   // totals).
-  std::optional<engine::IntervalSample> finish(Clock::time_point now);
+  std::optional<results::IntervalSample> finish(Clock::time_point now);
 
  private:
   struct Mark {
@@ -40,7 +40,7 @@ class IntervalSampler {
     uint64_t datagrams_sent = 0, datagrams_recv = 0, seq_expected = 0, duplicates = 0;
     uint64_t out_of_order = 0, timeouts = 0, retrans = 0;
   };
-  engine::IntervalSample take(Clock::time_point now);
+  results::IntervalSample take(Clock::time_point now);
 
   const engine::Side& side_;
   double interval_s_;

@@ -25,18 +25,16 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <thread>
 
 #include "core/cpu_pin.h"
 #include "core/error.h"
-#include "engine/results.h"
+#include "engine/collect.h"
 #include "engine/rr_flows.h"
 #include "engine/test_plan.h"
 #include "engine/worker.h"
 #include "net/sys.h"
 #include "proto/netperf_wire.h"
-#include "session/interval_sampler.h"
-#include "session/side_meter.h"
+#include "session/side_runner.h"
 
 namespace flowperf::session {
 namespace {
@@ -297,9 +295,9 @@ net::Address data_address(const std::string& host, const char* option, int contr
   return all.front();
 }
 
-engine::SideResult remote_side(const np::OmniResults& res, const np::OmniResponse& setup,
-                               bool udp) {
-  engine::SideResult side;
+results::SideResult remote_side(const np::OmniResults& res, const np::OmniResponse& setup,
+                                bool udp) {
+  results::SideResult side;
   // CPU words are junk unless the server agreed to measure (netserver
   // leaves stale bytes there otherwise).
   if ((setup.flags & np::kFlagMeasureCpu) && res.cpu_method != 0) {
@@ -321,7 +319,7 @@ engine::SideResult remote_side(const np::OmniResults& res, const np::OmniRespons
   side.threads = 1;
   side.sndbuf = setup.send_buf_size;
   side.rcvbuf = setup.recv_buf_size;
-  engine::FlowResult f;
+  results::FlowResult f;
   f.index = 0;
   f.elapsed_s = res.elapsed_time;
   f.bytes_sent = res.bytes_sent;
@@ -540,11 +538,15 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   }
   if (auto* rr = dynamic_cast<engine::TcpRrClientFlow*>(flows[0].get()))
     rr->set_first_burst(static_cast<uint32_t>(std::max(d.first_burst, 0)));
-  engine::Side side(std::move(flows), 1);
-  side.launch();
-  const Clock::time_point t0 = side.go();
-  SideMeter meter;  // our CPU (and interface), as netperf -c measures it
-  meter.start(net::local_address(c.fd.get()));
+  SideRunner::Options ro;
+  ro.interval_s = spec.interval_s;
+  ro.meter_at =
+      net::local_address(c.fd.get());  // our CPU (and interface), as netperf -c measures it
+  ro.interrupt = o.interrupt;
+  ro.on_interval = o.on_interval;
+  SideRunner runner(std::move(flows), ro);
+  runner.launch();
+  const Clock::time_point t0 = runner.go();
 
   // 5. Run until the time is up, the count is met, or the user interrupts.
   //    MAERTS ends when the server, whose timer it is, closes.
@@ -552,55 +554,33 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   const bool by_count = spec.count > 0;
   const auto duration =
       std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.duration_s));
-  const auto end = by_count || server_ends ? Clock::time_point::max() : t0 + duration;
-  const auto give_up = server_ends && !by_count
-                           ? t0 + duration + std::chrono::seconds(np::kPadTimeS + 5)
-                           : Clock::time_point::max();
-  IntervalSampler sampler(side, spec.interval_s, t0, nullptr);
-  for (;;) {
-    const Clock::time_point now = Clock::now();
-    if (interrupted(o)) {
-      result.interrupted = true;
-      break;
-    }
-    if (now >= end || now >= give_up || side.all_finished()) break;
-    if (sampler.due(now)) {
-      auto s = sampler.sample(now);
-      if (o.on_interval) o.on_interval(s);
-      result.intervals.push_back(std::move(s));
-    }
-    std::this_thread::sleep_until(std::min({end, give_up, sampler.next(), now + 10ms}));
-  }
+  const auto end = by_count ? Clock::time_point::max()
+                   : server_ends
+                       ? t0 + duration + std::chrono::seconds(np::kPadTimeS + 5)  // give up then
+                       : t0 + duration;
+  result.interrupted = runner.run(end) == SideRunner::End::kInterrupted;
 
   // 6. End the test as netperf does: our flows half-close and read to EOF
   //    (TCP) or just stop (UDP, then three zero-length datagrams).
   if (server_ends) {
-    if (!side.all_finished()) side.set_phase(engine::Phase::kAbort);
+    if (!runner.side().all_finished()) runner.abort();
   } else {
     // A TCP_CRR connection opened just as a server stopped serving is never
     // answered (netserver has no such moment; flowperf's server does).
-    side.set_phase(engine::Phase::kDrain);
-    if (!side.wait_finished(after(result.interrupted || conn_test ? 2 : 10)))
-      side.set_phase(engine::Phase::kAbort);
+    runner.drain_for(after(result.interrupted || conn_test ? 2 : 10));
   }
-  engine::SideResult measured;
-  meter.finish(measured);
-  side.join();
+  runner.end_measuring();
   auto send_end_marks = [&] {
     if (!end_marker) return;
     for (int i = 0; i < 3; ++i) ::send(end_marker.get(), nullptr, 0, 0);
   };
+  result.local_side =
+      runner.finish(result.interrupted ? std::nullopt : std::optional(Clock::now()));
   send_end_marks();
-  if (!result.interrupted)
-    if (auto s = sampler.finish(Clock::now())) {
-      if (o.on_interval) o.on_interval(*s);
-      result.intervals.push_back(std::move(*s));
-    }
-  result.local_side = engine::collect(side);
+  result.intervals = std::move(result.local_side.intervals);
+  result.local_side.intervals.clear();
   result.local_side.sndbuf = buffers.sndbuf;
   result.local_side.rcvbuf = buffers.rcvbuf;
-  result.local_side.cpu = measured.cpu;
-  result.local_side.nic = measured.nic;
 
   // 7. The results, which the server sends unasked. The end-of-test
   //    datagrams can drown in a full receive buffer, so UDP tests send them

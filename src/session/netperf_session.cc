@@ -39,7 +39,7 @@
 #include <thread>
 
 #include "core/cpu_pin.h"
-#include "engine/results.h"
+#include "engine/collect.h"
 #include "engine/rr_flows.h"
 #include "engine/stream_flows.h"
 #include "engine/worker.h"
@@ -49,7 +49,7 @@
 #include "proto/netperf_wire.h"
 #include "session/server.h"
 #include "session/session.h"
-#include "session/side_meter.h"
+#include "session/side_runner.h"
 #include "session/test_slot.h"
 #include "spec/test_spec.h"
 
@@ -107,7 +107,7 @@ struct DataSocket {
 };
 
 struct Outcome {
-  engine::SideResult side;
+  results::SideResult side;
   double elapsed_s = 0;
   bool timed_out = false;
   const char* aborted = nullptr;  // why the test was given up, if it was
@@ -272,14 +272,14 @@ class NetperfSession {
     if (!send(np::encode_omni_response(resp))) return false;
     const Clock::time_point t0 = Clock::now();
 
-    engine::SideResult measured;
+    results::SideResult measured;
     Outcome o = run_measured(p, ds, t0, measure_cpu, &measured);
     slot_.release();
     if (o.aborted) {
       log(name, fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
       return false;
     }
-    engine::FlowResult t = o.side.total();
+    results::FlowResult t = o.side.total();
     // A counted request/response test ends, at netserver, once it has
     // answered the count; a client with a first burst has a few more
     // requests in flight then, which we answer but, like netserver, do not
@@ -401,7 +401,7 @@ class NetperfSession {
     resp.measure_cpu = r.measure_cpu ? 1 : 0;          // echoed because we then do measure
     if (r.measure_cpu) resp.cpu_rate = clock_ticks();  // as netserver's /proc/stat method
     if (!send(np::encode_classic_tcp_stream_response(resp))) return false;
-    engine::SideResult measured;
+    results::SideResult measured;
     Outcome o = run_measured(p, ds, Clock::now(), r.measure_cpu != 0, &measured);
     slot_.release();
     if (o.aborted) {
@@ -463,7 +463,7 @@ class NetperfSession {
     resp.measure_cpu = r.measure_cpu ? 1 : 0;          // echoed because we then do measure
     if (r.measure_cpu) resp.cpu_rate = clock_ticks();  // as netserver's /proc/stat method
     if (!send(np::encode_classic_tcp_rr_response(resp, 0, response_type))) return false;
-    engine::SideResult measured;
+    results::SideResult measured;
     Outcome o = run_measured(p, ds, Clock::now(), r.measure_cpu != 0, &measured);
     slot_.release();
     if (o.aborted) {
@@ -613,17 +613,16 @@ class NetperfSession {
   // The data phase, with this host's CPU measured over it when the client
   // asked (its CPU figures go in *measured; nothing when not asked).
   Outcome run_measured(const Plan& p, DataSocket& ds, Clock::time_point t0, bool measure_cpu,
-                       engine::SideResult* measured) {
-    SideMeter meter;
-    if (measure_cpu) meter.start(net::local_address(control_));
-    Outcome o = run_data_phase(p, ds, t0);
-    meter.finish(*measured);  // nothing when not started
+                       results::SideResult* measured) {
+    Outcome o = run_data_phase(p, ds, t0, measure_cpu);
+    measured->cpu = o.side.cpu;  // nothing when not measured
+    measured->nic = o.side.nic;
     return o;
   }
 
   // Runs the server's side of the test on the engine, ending it as
   // netserver would (see the top of the file).
-  Outcome run_data_phase(const Plan& p, DataSocket& ds, Clock::time_point t0) {
+  Outcome run_data_phase(const Plan& p, DataSocket& ds, Clock::time_point t0, bool measure_cpu) {
     Outcome out;
     // netperf -T ,n: this thread and the workers it starts run on CPU n.
     core::CpuPin pin(p.cpu);
@@ -713,9 +712,11 @@ class NetperfSession {
     }
     std::vector<std::unique_ptr<engine::Flow>> flows;
     flows.push_back(std::move(flow));
-    engine::Side side(std::move(flows), 1);
-    side.launch();
-    side.go();
+    SideRunner::Options ro;
+    if (measure_cpu) ro.meter_at = net::local_address(control_);
+    SideRunner runner(std::move(flows), ro);
+    runner.launch();
+    runner.go();
 
     // 3. Until the test's own end, its timer, or trouble.
     const Clock::time_point stop_sending =
@@ -723,41 +724,46 @@ class NetperfSession {
     Clock::time_point stopped_at{};  // MAERTS, TCP_CRR, TCP_CC: when we ended the test
     Clock::time_point last_activity = t0;
     uint64_t last_transactions = 0;
-    for (;;) {
-      if (side.all_finished()) break;
-      const Clock::time_point now = Clock::now();
-      if (uint64_t n = side.flows()[0]->counters.transactions.get(); n != last_transactions) {
-        last_transactions = n;
-        last_activity = now;
-      }
-      if (ctx_.stopping->load()) out.aborted = "server shutting down";
-      if (!out.aborted && watch.gone()) out.aborted = "the client went away";
-      if (out.aborted) {
-        side.set_phase(engine::Phase::kAbort);
-        break;
-      }
-      if (side.phase() == engine::Phase::kRun) {
-        if (kind == TestKind::kTcpMaerts && now >= stop_sending) {
-          side.set_phase(engine::Phase::kDrain);
-          stopped_at = now;
-          deadline = now + kMaertsDrain;
-        } else if (conn_test && now >= stop_sending && now - last_activity >= kCrrQuiet) {
-          side.set_phase(engine::Phase::kDrain);
-          stopped_at = last_activity;
-        } else if (conn_test && count && last_transactions >= count) {
-          // netserver counts connections down the same way
-          side.set_phase(engine::Phase::kDrain);
-          stopped_at = last_activity;
-        }
-      }
-      if (now >= deadline) {
-        side.set_phase(engine::Phase::kAbort);
-        out.timed_out = stopped_at == Clock::time_point{};
-        break;
-      }
-      std::this_thread::sleep_for(5ms);
-    }
-    side.join();
+    engine::Side& side = runner.side();
+    runner.run(
+        Clock::time_point::max(),
+        [&](Clock::time_point until) {
+          const Clock::time_point now = Clock::now();
+          if (uint64_t n = side.flows()[0]->counters.transactions.get(); n != last_transactions) {
+            last_transactions = n;
+            last_activity = now;
+          }
+          if (ctx_.stopping->load()) out.aborted = "server shutting down";
+          if (!out.aborted && watch.gone()) out.aborted = "the client went away";
+          if (out.aborted) {
+            runner.abort();
+            return SideRunner::Turn::kStop;
+          }
+          if (side.phase() == engine::Phase::kRun) {
+            if (kind == TestKind::kTcpMaerts && now >= stop_sending) {
+              side.set_phase(engine::Phase::kDrain);
+              stopped_at = now;
+              deadline = now + kMaertsDrain;
+            } else if (conn_test && now >= stop_sending && now - last_activity >= kCrrQuiet) {
+              side.set_phase(engine::Phase::kDrain);
+              stopped_at = last_activity;
+            } else if (conn_test && count && last_transactions >= count) {
+              // netserver counts connections down the same way
+              side.set_phase(engine::Phase::kDrain);
+              stopped_at = last_activity;
+            }
+          }
+          if (now >= deadline) {
+            runner.abort();
+            out.timed_out = stopped_at == Clock::time_point{};
+            return SideRunner::Turn::kStop;
+          }
+          side.wait_finished(until);
+          return SideRunner::Turn::kGoOn;
+        },
+        /*until_finished=*/true, 5ms);
+    runner.end_measuring();
+    out.side = runner.finish(std::nullopt);
 
     // 4. What it measured, and the socket's state at the end.
     Clock::time_point end = t0;
@@ -773,7 +779,6 @@ class NetperfSession {
         if (p.want_cong) out.cong = ti->congestion_control;
       }
     }
-    out.side = engine::collect(side);
     // A netperf receiver that closes with data still queued resets the
     // connection; for a sender that only means the test is over.
     const int err = side.flows()[0]->error_errno;

@@ -12,7 +12,7 @@
 #include "core/error.h"
 #include "core/host_info.h"
 #include "core/version.h"
-#include "engine/results.h"
+#include "engine/collect.h"
 #include "engine/test_plan.h"
 #include "engine/worker.h"
 #include "net/socket.h"
@@ -20,9 +20,8 @@
 #include "proto/framing.h"
 #include "session/data_plane.h"
 #include "session/descriptor_budget.h"
-#include "session/interval_sampler.h"
 #include "session/server.h"
-#include "session/side_meter.h"
+#include "session/side_runner.h"
 #include "session/test_slot.h"
 
 namespace flowperf::session {
@@ -162,73 +161,63 @@ class Session {
     if (!std::holds_alternative<proto::Start>(m))
       throw proto::ProtocolError("expected start, got " + std::string(proto::message_name(m)));
 
-    engine::Side side(engine::server_flows(spec_, std::move(sockets), crr_listeners), threads,
-                      spec_.busy_poll);
-    side.launch();
-    side.go();
-    SideMeter meter;
-    meter.start(local_);
-    IntervalSampler sampler(side, spec_.interval_s, side.start_time(), &local_);
-    std::vector<engine::IntervalSample> intervals;
+    SideRunner::Options ro;
+    ro.threads = threads;
+    ro.busy_poll = spec_.busy_poll;
+    ro.interval_s = spec_.interval_s;
+    ro.meter_at = local_;
+    SideRunner runner(engine::server_flows(spec_, std::move(sockets), crr_listeners), ro);
+    runner.launch();
+    runner.go();
     send(proto::Started{});
 
     // Run until the client says stop, the client vanishes, the server's own
     // limit passes, or the server shuts down.
     const auto limit = after(cfg_.max_duration_s + 30);
     const char* outcome = nullptr;
-    bool client_aborted = false;
-    std::vector<uint64_t> expected;  // UDP: datagrams each client flow sent
-    Clock::time_point cap = Clock::time_point::max();
-    for (;;) {
-      if (ctx_.stopping->load()) {
-        outcome = "server shutting down";
-        break;
-      }
-      if (Clock::now() >= limit) {
-        outcome = "the server's test length limit passed";
-        break;
-      }
-      if (sampler.due(Clock::now())) intervals.push_back(sampler.sample(Clock::now()));
-      if (!net::sys::wait_readable(fd, std::min({limit, Clock::now() + 200ms, sampler.next()})))
-        continue;
-      if (!receive(&m, after(cfg_.control_timeout_s))) {
-        outcome = "the client went away";
-        break;
-      }
-      if (auto* stop = std::get_if<proto::Stop>(&m)) {
-        client_aborted = stop->abort;
-        expected = std::move(stop->sent);
-        if (client_aborted && std::isfinite(stop->at_s) && stop->at_s > 0)
-          cap = side.start_time() + std::chrono::duration_cast<Clock::duration>(
-                                        std::chrono::duration<double>(stop->at_s));
-        break;
-      }
-      throw proto::ProtocolError("expected stop, got " + std::string(proto::message_name(m)));
-    }
+    std::optional<proto::Stop> stop;
+    runner.run(
+        limit,
+        [&](Clock::time_point until) {
+          if (ctx_.stopping->load()) {
+            outcome = "server shutting down";
+            return SideRunner::Turn::kStop;
+          }
+          if (!net::sys::wait_readable(fd, std::min(until, Clock::now() + 200ms)))
+            return SideRunner::Turn::kGoOn;
+          if (!receive(&m, after(cfg_.control_timeout_s))) {
+            outcome = "the client went away";
+            return SideRunner::Turn::kStop;
+          }
+          auto* s = std::get_if<proto::Stop>(&m);
+          if (!s)
+            throw proto::ProtocolError("expected stop, got " + std::string(proto::message_name(m)));
+          stop = std::move(*s);
+          return SideRunner::Turn::kStop;
+        },
+        /*until_finished=*/false, 200ms);
+    if (!outcome && !stop) outcome = "the server's test length limit passed";
     if (outcome) {
-      side.set_phase(engine::Phase::kAbort);
-      side.join();
-      engine::SideResult r = engine::collect(side);
+      runner.abort();
+      results::SideResult r = runner.finish(std::nullopt);
       log(fmt::format("aborted ({}) after {:.2f} s", outcome, r.elapsed_s));
       return;
     }
-    if (client_aborted) {
-      side.set_phase(engine::Phase::kAbort);
+    Clock::time_point cap = Clock::time_point::max();
+    if (stop->abort) {
+      if (std::isfinite(stop->at_s) && stop->at_s > 0)
+        cap = runner.start_time() + std::chrono::duration_cast<Clock::duration>(
+                                        std::chrono::duration<double>(stop->at_s));
+      runner.abort();
     } else {
-      if (expected.size() == side.flows().size())  // else: not known, or not for this test
-        for (const auto& f : side.flows())
-          if (f->index < expected.size()) f->expect_datagrams(expected[f->index]);
-      side.set_phase(engine::Phase::kDrain);
-      if (!side.wait_finished(after(10))) side.set_phase(engine::Phase::kAbort);
+      const auto& flows = runner.side().flows();
+      if (stop->sent.size() == flows.size())  // else: not known, or not for this test
+        for (const auto& f : flows)
+          if (f->index < stop->sent.size()) f->expect_datagrams(stop->sent[f->index]);
+      runner.drain_for(after(10));
     }
-    engine::SideResult measured;
-    meter.finish(measured);
-    if (auto last = sampler.finish(std::min(Clock::now(), cap))) intervals.push_back(*last);
-    side.join();
-    engine::SideResult r = engine::collect(side, cap);
-    r.intervals = std::move(intervals);
-    r.cpu = measured.cpu;
-    r.nic = measured.nic;
+    runner.end_measuring();
+    results::SideResult r = runner.finish(std::min(Clock::now(), cap), cap);
     r.sndbuf = plane.sndbuf;
     r.rcvbuf = plane.rcvbuf;
     auto t = r.total();

@@ -31,7 +31,7 @@ SideMeter::Reading SideMeter::lap() {
   return r;
 }
 
-void SideMeter::finish(engine::SideResult& side) {
+void SideMeter::finish(results::SideResult& side) {
   if (!started_ || finished_) return;
   finished_ = true;
   Reading r = lap();

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/results.h"
+#include "engine/collect.h"
 #include "measure/cpu_meter.h"
 #include "measure/nic_counters.h"
 #include "net/socket.h"
@@ -29,7 +29,7 @@ class SideMeter {
   Reading lap();
   // Fills side.cpu and side.nic for the time since start(). Safe to call
   // once; later calls do nothing.
-  void finish(engine::SideResult& side);
+  void finish(results::SideResult& side);
   bool started() const { return started_; }
 
  private:

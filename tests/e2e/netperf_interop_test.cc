@@ -162,18 +162,18 @@ spec::TestSpec make_spec(TestKind kind, double seconds = 1) {
   return s;
 }
 
-session::TestResult run_client(TestKind kind, uint16_t port, double* wall = nullptr) {
+results::TestResult run_client(TestKind kind, uint16_t port, double* wall = nullptr) {
   session::NetperfClientOptions o;
   o.host = "127.0.0.1";
   o.port = port;
   auto t0 = Clock::now();
-  session::TestResult r = session::run_netperf_test(make_spec(kind), o);
+  results::TestResult r = session::run_netperf_test(make_spec(kind), o);
   if (wall) *wall = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }
 
 // What must hold for any server that speaks netperf's protocol.
-void expect_consistent(const session::TestResult& r) {
+void expect_consistent(const results::TestResult& r) {
   ASSERT_TRUE(r.error.empty()) << r.error;
   ASSERT_TRUE(r.have_remote);
   const auto l = r.local_side.total();
@@ -235,7 +235,7 @@ TEST(NetperfWireSelf, AllSevenTestsAgainstFlowperfsServer) {
   for (TestKind kind : kAll) {
     SCOPED_TRACE(spec::info(kind).name);
     double wall = 0;
-    session::TestResult r = run_client(kind, server.port(), &wall);
+    results::TestResult r = run_client(kind, server.port(), &wall);
     expect_consistent(r);
     // UDP tests end at the zero-length datagrams, TCP_CRR soon after the
     // test length: none waits for netserver's 4-second pad.
@@ -272,7 +272,7 @@ TEST(NetperfWireSelf, DataConnectionOnItsOwnAddresses) {
     o.data.local_host = "127.0.0.3";
     spec::TestSpec s = make_spec(kind);
     s.count = 200;
-    session::TestResult r = session::run_netperf_test(s, o);
+    results::TestResult r = session::run_netperf_test(s, o);
     ASSERT_TRUE(r.error.empty()) << r.error;
     EXPECT_EQ(r.local_side.total().transactions, 200u);
   }
@@ -441,7 +441,7 @@ TEST(NetperfWireSelf, RepeatedRunsShareOneControlConnection) {
   o.port = server.port();
   int asked = 0;
   auto runs = session::run_netperf_tests(make_spec(TestKind::kTcpRr), o,
-                                         [&](const session::TestResult&) { return ++asked < 3; });
+                                         [&](const results::TestResult&) { return ++asked < 3; });
   ASSERT_EQ(runs.size(), 3u);
   for (const auto& r : runs) {
     expect_consistent(r);
@@ -460,7 +460,7 @@ TEST(NetperfWireSelf, InterruptStopsEarlyWithPartialResults) {
     stop = true;
   });
   auto t0 = Clock::now();
-  session::TestResult r = session::run_netperf_test(make_spec(TestKind::kTcpStream, 30), o);
+  results::TestResult r = session::run_netperf_test(make_spec(TestKind::kTcpStream, 30), o);
   t.join();
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 10);
   EXPECT_TRUE(r.interrupted);
@@ -474,13 +474,13 @@ TEST(NetperfWireSelf, IntervalsSampleTheLocalFlow) {
   session::NetperfClientOptions o;
   o.port = server.port();
   int calls = 0;
-  o.on_interval = [&](const session::IntervalSample& s) {
+  o.on_interval = [&](const results::IntervalSample& s) {
     ++calls;
     EXPECT_EQ(s.flows.size(), 1u);
   };
   spec::TestSpec s = make_spec(TestKind::kTcpRr, 1);
   s.interval_s = 0.25;
-  session::TestResult r = session::run_netperf_test(s, o);
+  results::TestResult r = session::run_netperf_test(s, o);
   EXPECT_GE(calls, 3);
   uint64_t sum = 0;
   for (const auto& i : r.intervals) sum += i.flows[0].transactions;
@@ -530,7 +530,7 @@ TEST(NetperfInterop, RepeatedRunsOnOneControlConnectionToRealNetserver) {
     o.port = ns.port();
     int asked = 0;
     auto runs = session::run_netperf_tests(make_spec(kind), o,
-                                           [&](const session::TestResult&) { return ++asked < 3; });
+                                           [&](const results::TestResult&) { return ++asked < 3; });
     ASSERT_EQ(runs.size(), 3u);
     EXPECT_EQ(asked, 3);  // asked after every run, the last one too
     for (const auto& r : runs) expect_consistent(r);
@@ -835,7 +835,7 @@ void expect_data_options_honoured(uint16_t port, bool refuses_taken_port) {
     SCOPED_TRACE(spec::info(kind).name);
     spec::TestSpec s = make_spec(kind);
     s.count = 2000;
-    session::TestResult r = session::run_netperf_test(s, all_data_options(port, kind));
+    results::TestResult r = session::run_netperf_test(s, all_data_options(port, kind));
     ASSERT_TRUE(r.error.empty()) << r.error;
     ASSERT_TRUE(r.have_remote);
     EXPECT_EQ(r.local_side.total().transactions, 2000u);
@@ -867,7 +867,7 @@ void expect_data_options_honoured(uint16_t port, bool refuses_taken_port) {
         std::this_thread::sleep_for(20ms);
       }
     });
-    session::TestResult r = session::run_netperf_test(make_spec(TestKind::kTcpRr, 2), o);
+    results::TestResult r = session::run_netperf_test(make_spec(TestKind::kTcpRr, 2), o);
     done = true;
     watch.join();
     EXPECT_TRUE(r.error.empty()) << r.error;

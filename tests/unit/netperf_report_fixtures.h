@@ -9,14 +9,14 @@
 
 namespace flowperf::report::testing {
 
-using session::TestResult;
+using results::TestResult;
 using spec::TestKind;
 
-using session::TestResult;
+using results::TestResult;
 using spec::TestKind;
 
-inline engine::FlowResult flow() {
-  engine::FlowResult f;
+inline results::FlowResult flow() {
+  results::FlowResult f;
   f.elapsed_s = 10;
   return f;
 }
@@ -34,7 +34,7 @@ inline TestResult result(TestKind kind) {
   r.local_side.rcvbuf = udp ? 212992 : 131072;
   r.remote_side.sndbuf = udp ? 212992 : 16384;
   r.remote_side.rcvbuf = udp ? 212992 : 131072;
-  engine::FlowResult l = flow(), m = flow();
+  results::FlowResult l = flow(), m = flow();
   switch (kind) {
     case TestKind::kTcpStream:
       r.spec.send_size = 16384;

@@ -469,7 +469,7 @@ TEST(NetperfCpu, NoWorkIsInfiniteAsInNetperf) {
 TEST(NetperfInterim, EveryStyle) {
   spec::TestSpec s;
   s.test = TestKind::kTcpStream;
-  session::IntervalSample iv;
+  results::IntervalSample iv;
   iv.start_s = 1;
   iv.end_s = 1.5;
   iv.flows = {{.bytes_sent = 62'500'000}};  // 1000 Mbit/s for half a second
@@ -494,7 +494,7 @@ TEST(NetperfInterim, EveryStyle) {
 TEST(NetperfInterim, TransactionsAndReceivedBytes) {
   spec::TestSpec s;
   s.test = TestKind::kTcpRr;
-  session::IntervalSample iv;
+  results::IntervalSample iv;
   iv.end_s = 2;
   iv.flows = {{.bytes_sent = 100, .bytes_recv = 100, .transactions = 20'000}};
   const auto at = std::chrono::system_clock::time_point(std::chrono::seconds(100));

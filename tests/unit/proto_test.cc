@@ -195,8 +195,8 @@ TEST(Messages, MessageNames) {
   EXPECT_EQ(json::parse(encode(SetupOk{})).at("type"), "setup_ok");
 }
 
-engine::FlowResult Flow(uint32_t index, uint64_t base) {
-  engine::FlowResult f;
+results::FlowResult Flow(uint32_t index, uint64_t base) {
+  results::FlowResult f;
   f.index = index;
   f.elapsed_s = 10.125 + index;
   f.bytes_sent = base + 1;
@@ -216,7 +216,7 @@ engine::FlowResult Flow(uint32_t index, uint64_t base) {
   return f;
 }
 
-void ExpectSameFlow(const engine::FlowResult& a, const engine::FlowResult& b) {
+void ExpectSameFlow(const results::FlowResult& a, const results::FlowResult& b) {
   EXPECT_EQ(a.index, b.index);
   EXPECT_EQ(a.elapsed_s, b.elapsed_s);
   EXPECT_EQ(a.bytes_sent, b.bytes_sent);
@@ -242,18 +242,18 @@ void ExpectSameFlow(const engine::FlowResult& a, const engine::FlowResult& b) {
 }
 
 // A side with two flows: flow 0 has its own latency histogram, flow 1 has none and failed.
-engine::SideResult TwoFlowSide() {
-  engine::SideResult s;
+results::SideResult TwoFlowSide() {
+  results::SideResult s;
   s.elapsed_s = 10.5;
   s.threads = 2;
   s.sndbuf = 425984;
   s.rcvbuf = -1;
-  engine::FlowResult a = Flow(0, 1000);
+  results::FlowResult a = Flow(0, 1000);
   measure::Histogram h;
   for (uint64_t v = 1; v <= 1000; ++v) h.record(v * 1000);  // 1 us .. 1 ms
   h.record(uint64_t{1} << 41);                              // one sample in the overflow bucket
   a.latency = h;
-  engine::FlowResult b = Flow(1, (uint64_t{1} << 63) + 5);  // counters above INT64_MAX
+  results::FlowResult b = Flow(1, (uint64_t{1} << 63) + 5);  // counters above INT64_MAX
   b.finished = false;
   b.error = "connection reset by peer";
   s.flows = {a, b};
@@ -263,7 +263,7 @@ engine::SideResult TwoFlowSide() {
 }
 
 TEST(Messages, ResultsRoundTrip) {
-  const engine::SideResult side = TwoFlowSide();
+  const results::SideResult side = TwoFlowSide();
   Results back = RoundTrip(Results{side});
   EXPECT_EQ(back.side.elapsed_s, 10.5);
   EXPECT_EQ(back.side.threads, 2u);
@@ -301,8 +301,8 @@ TEST(Messages, ResultsRoundTrip) {
 // encode() writes a results message flow by flow rather than from one DOM of the whole side; the
 // text must still be the same JSON value side_to_json() describes.
 TEST(Messages, ResultsEncodedFlowByFlowIsTheSameJsonAsTheDom) {
-  engine::SideResult side = TwoFlowSide();
-  engine::IntervalSample iv;
+  results::SideResult side = TwoFlowSide();
+  results::IntervalSample iv;
   iv.end_s = 1;
   iv.flows.resize(2);
   iv.flows[1].bytes_sent = 7;
@@ -317,8 +317,8 @@ TEST(Messages, ResultsEncodedFlowByFlowIsTheSameJsonAsTheDom) {
 // decode() takes the flows out of the DOM while it parses; text written by any JSON writer (keys
 // in any order, "flows" first or last, interval flows beside them) must decode the same.
 TEST(Messages, ResultsDecodeFromDomOrderedText) {
-  engine::SideResult side = TwoFlowSide();
-  engine::IntervalSample iv;
+  results::SideResult side = TwoFlowSide();
+  results::IntervalSample iv;
   iv.end_s = 1;
   iv.flows.resize(3);
   iv.flows[2].transactions = 9;
@@ -336,7 +336,7 @@ TEST(Messages, ResultsDecodeFromDomOrderedText) {
 }
 
 TEST(Messages, ManyFlowsKeepTheirOrder) {
-  engine::SideResult side;
+  results::SideResult side;
   for (uint32_t i = 0; i < 3000; ++i) side.flows.push_back(Flow(i, i * 100));
   Results back = RoundTrip(Results{side});
   ASSERT_EQ(back.side.flows.size(), side.flows.size());
@@ -520,7 +520,7 @@ TEST(Decode, RejectsBadResultsShapes) {
 
 // The Results message for a histogram holding the single value 5 (bucket index 5), as JSON.
 json OneSampleResults() {
-  engine::SideResult s;
+  results::SideResult s;
   s.latency.record(5);
   json j = json::parse(encode(Results{s}));
   EXPECT_EQ(j["side"]["latency"]["buckets"], json::parse("[[5,1]]"));

@@ -14,13 +14,13 @@ namespace {
 
 using Kind = QperfParam::Kind;
 
-session::TestResult StreamResult(spec::TestKind kind, uint32_t msg, double seconds, uint64_t sent,
+results::TestResult StreamResult(spec::TestKind kind, uint32_t msg, double seconds, uint64_t sent,
                                  uint64_t received) {
-  session::TestResult r;
+  results::TestResult r;
   r.spec.test = kind;
   r.spec.send_size = r.spec.recv_size = msg;
   r.spec.duration_s = seconds;
-  engine::FlowResult loc, rem;
+  results::FlowResult loc, rem;
   loc.elapsed_s = rem.elapsed_s = seconds;
   if (kind == spec::TestKind::kTcpMaerts) {
     rem.bytes_sent = sent;
@@ -40,13 +40,13 @@ session::TestResult StreamResult(spec::TestKind kind, uint32_t msg, double secon
   return r;
 }
 
-session::TestResult RrResult(spec::TestKind kind, uint32_t msg, double seconds,
+results::TestResult RrResult(spec::TestKind kind, uint32_t msg, double seconds,
                              uint64_t transactions, uint64_t rtt_ns) {
-  session::TestResult r;
+  results::TestResult r;
   r.spec.test = kind;
   r.spec.request_size = r.spec.response_size = msg;
   r.spec.duration_s = seconds;
-  engine::FlowResult f;
+  results::FlowResult f;
   f.elapsed_s = seconds;
   f.transactions = transactions;
   f.bytes_sent = f.bytes_recv = transactions * msg;
@@ -56,7 +56,7 @@ session::TestResult RrResult(spec::TestKind kind, uint32_t msg, double seconds,
   r.local_side.elapsed_s = seconds;
   r.local_side.flows = {f};
   r.local_side.latency = h;
-  engine::FlowResult server = f;
+  results::FlowResult server = f;
   server.latency.reset();
   r.remote_side.elapsed_s = seconds;
   r.remote_side.flows = {server};
@@ -88,7 +88,7 @@ QperfDisplay Verbose(int conf, int stat, int time, int used) {
   return d;
 }
 
-std::string Text(const session::TestResult& r, const std::vector<QperfParam>& used,
+std::string Text(const results::TestResult& r, const std::vector<QperfParam>& used,
                  const QperfDisplay& d) {
   return qperf_rows_text(qperf_test_rows(r, used, d));
 }
@@ -330,7 +330,7 @@ measure::CpuUsage Usage(unsigned cpus, double user, double system, double irq, d
 // The client: both of its 2 CPUs busy (200 % cpus: 165 user, 14 intr, 21
 // kernel with steal), 2 CPU seconds in 1 s. The server: 4 CPUs, 40 % busy
 // plus 2.5 % iowait (170 % cpus), 1.7 CPU seconds.
-void Measure(session::TestResult& r) {
+void Measure(results::TestResult& r) {
   r.local_side.cpu = Usage(2, 82.5, 10, 1, 6, 0.5, 0, 1);
   r.remote_side.cpu = Usage(4, 25, 10, 2, 3, 0, 2.5, 1);
 }

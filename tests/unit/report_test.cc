@@ -14,8 +14,8 @@
 namespace flowperf::report {
 namespace {
 
-session::TestResult base(spec::TestKind kind) {
-  session::TestResult r;
+results::TestResult base(spec::TestKind kind) {
+  results::TestResult r;
   r.spec.test = kind;
   r.spec.duration_s = 2;
   r.local = {"127.0.0.1", 40000};
@@ -27,8 +27,8 @@ session::TestResult base(spec::TestKind kind) {
   return r;
 }
 
-engine::FlowResult flow(uint32_t index) {
-  engine::FlowResult f;
+results::FlowResult flow(uint32_t index) {
+  results::FlowResult f;
   f.index = index;
   f.elapsed_s = 2.0;
   return f;
@@ -208,7 +208,7 @@ TEST(JsonReport, KeysAndValuesFollowTheSummary) {
   EXPECT_TRUE(j["errors"].empty());
 }
 
-std::string written(const session::TestResult& r, const measure::ConfidenceLoop* loop = nullptr) {
+std::string written(const results::TestResult& r, const measure::ConfidenceLoop* loop = nullptr) {
   std::ostringstream out;
   write_result_json(out, r, loop);
   return out.str();
@@ -269,7 +269,7 @@ TEST(JsonReport, NonFiniteNumbersBecomeNull) {
 // ---- Repeated tests (--repeat / --confidence) ----------------------------
 
 // A TCP_STREAM run delivering `bytes` in 2 s.
-session::TestResult stream_run(uint64_t bytes) {
+results::TestResult stream_run(uint64_t bytes) {
   auto r = base(spec::TestKind::kTcpStream);
   auto l = flow(0);
   l.bytes_sent = bytes;
@@ -281,7 +281,7 @@ session::TestResult stream_run(uint64_t bytes) {
 }
 
 // A TCP_RR run of `n` transactions in 2 s, half at `fast` us, half at `slow`.
-session::TestResult rr_run(uint64_t n, uint64_t fast_us, uint64_t slow_us) {
+results::TestResult rr_run(uint64_t n, uint64_t fast_us, uint64_t slow_us) {
   auto r = base(spec::TestKind::kTcpRr);
   auto l = flow(0);
   l.transactions = n;
@@ -314,7 +314,7 @@ TEST(Repeat, RrTestsAreJudgedOnRateAndLatency) {
 }
 
 measure::ConfidenceLoop fed(spec::TestKind kind, measure::ConfidenceGoal goal,
-                            const std::vector<session::TestResult>& runs) {
+                            const std::vector<results::TestResult>& runs) {
   measure::ConfidenceLoop loop(goal, repeat_metrics(kind));
   for (const auto& r : runs)
     if (!loop.add(repeat_sample(r))) break;

@@ -1,10 +1,10 @@
-// What one side measured, as plain values: taken from a Side once its flows
-// have finished, sent over the control connection by the server, and handed
-// to the report code. Nothing here is computed from anything else here
-// except by the helpers at the bottom.
+// What one side of a test measured, as plain values: taken from the engine
+// once its flows have finished, carried over a control protocol, and handed
+// to the report code. Below proto/ and report/, above measure/ and net/:
+// every layer that moves or shows measurements shares these, and none of
+// them needs the engine for it. fields.h lists each struct's fields once.
 #pragma once
 
-#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,9 +15,7 @@
 #include "measure/nic_counters.h"
 #include "net/tcp_info.h"
 
-namespace flowperf::engine {
-
-class Side;
+namespace flowperf::results {
 
 struct FlowResult {
   uint32_t index = 0;
@@ -75,12 +73,4 @@ struct SideResult {
   std::string first_error() const;
 };
 
-// Reads a finished (or aborted) Side. Safe once the workers have stopped.
-// `cap`: a flow still going (or ended) after it counts as ended then: when a
-// stalled test was given up, its flows' time ends where the test did.
-// The flows' own histograms move into the result (the Side's are left
-// empty, not copied): call once per Side.
-SideResult collect(Side& side, std::chrono::steady_clock::time_point cap =
-                                   std::chrono::steady_clock::time_point::max());
-
-}  // namespace flowperf::engine
+}  // namespace flowperf::results

@@ -1,4 +1,4 @@
-#include "engine/results.h"
+#include "engine/collect.h"
 
 #include <algorithm>
 
@@ -13,50 +13,15 @@ double seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 
 }  // namespace
 
-FlowResult SideResult::total() const {
-  FlowResult t;
-  t.elapsed_s = elapsed_s;
-  double jitter_sum = 0;
-  size_t jitter_n = 0;
-  for (const auto& f : flows) {
-    t.bytes_sent += f.bytes_sent;
-    t.bytes_recv += f.bytes_recv;
-    t.send_calls += f.send_calls;
-    t.recv_calls += f.recv_calls;
-    t.transactions += f.transactions;
-    t.datagrams_sent += f.datagrams_sent;
-    t.datagrams_recv += f.datagrams_recv;
-    t.timeouts += f.timeouts;
-    t.late += f.late;
-    t.out_of_order += f.out_of_order;
-    t.duplicates += f.duplicates;
-    t.send_errors += f.send_errors;
-    t.connects += f.connects;
-    t.finished = t.finished && f.finished;
-    if (f.jitter_ns > 0) {
-      jitter_sum += f.jitter_ns;
-      ++jitter_n;
-    }
-  }
-  t.jitter_ns = jitter_n ? jitter_sum / static_cast<double>(jitter_n) : 0;
-  return t;
-}
-
-std::string SideResult::first_error() const {
-  for (const auto& f : flows)
-    if (!f.error.empty()) return f.error;
-  return {};
-}
-
-SideResult collect(Side& side, Clock::time_point cap) {
-  SideResult r;
+results::SideResult collect(Side& side, Clock::time_point cap) {
+  results::SideResult r;
   r.threads = side.threads();
   r.flows.reserve(side.flows().size());  // no doubling: 10,000s of flows are many MB
   r.latency = side.merged_histogram();   // before the flows' histograms move out below
   Clock::time_point last = side.start_time();
   for (size_t i = 0; i < side.flows().size(); ++i) {
     const Flow& f = *side.flows()[i];
-    FlowResult fr;
+    results::FlowResult fr;
     fr.index = f.index;
     const bool done = f.is_finished.load(std::memory_order_acquire);
     Clock::time_point end = std::min(done ? f.ended : Clock::now(), cap);
