@@ -8,6 +8,7 @@
 #include <netdb.h>
 #include <sys/socket.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -22,6 +23,7 @@
 #include "core/version.h"
 #include "report/netperf_report.h"
 #include "report/omni_selectors.h"
+#include "session/control_connect.h"
 #include "session/netperf_client.h"
 #include "spec/test_spec.h"
 
@@ -178,12 +180,6 @@ session::NetperfDataOptions data_options(const NetperfArgs& a, int first_burst) 
   return d;
 }
 
-bool looks_like_no_server(const std::string& msg) {
-  return msg.find("is listening on") != std::string::npos ||
-         msg.find("cannot connect") != std::string::npos ||
-         msg.find("no answer from") != std::string::npos;
-}
-
 int run(const NetperfArgs& a) {
   // 1. What to run: netperf's defaults, then the spec flowperf can check.
   if (a.no_control)
@@ -308,14 +304,13 @@ int run(const NetperfArgs& a) {
     runs = session::run_netperf_tests(spec, c, [&](const results::TestResult& one) {
       return loop.add(report::netperf_confidence_sample(one, o));
     });
-  } catch (const Error& e) {
-    if (e.code() == ExitCode::kRuntime && looks_like_no_server(e.what()))
-      err("establish control: are you sure there is a netserver listening on " + host +
+  } catch (const session::ConnectError&) {
+    err("establish control: are you sure there is a netserver listening on " + host +
           " at port " + std::to_string(a.port) + "?\n");
     throw;
   }
   const results::TestResult& r = runs.back();
-  if (!r.error.empty() && r.error.find("Message too long") != std::string::npos &&
+  if (r.local_side.first_error_errno() == EMSGSIZE &&
       info.protocol == spec::Protocol::kUdp) {
     out("send_data: data send error: Message too long (errno 90)\n");
     err("netperf: send_omni: send_data failed: Message too long\n");

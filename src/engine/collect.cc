@@ -44,6 +44,7 @@ results::SideResult collect(Side& side, Clock::time_point cap) {
     if (auto* u = dynamic_cast<const UdpRecvFlow*>(&f)) fr.jitter_ns = u->tracker().jitter_ns();
     fr.finished = done && f.error.empty() && side.phase() != Phase::kAbort;
     fr.error = f.error;
+    fr.error_errno = f.error_errno;
     if (const auto* h = side.flow_histogram(i); h && h->count() > 0)
       fr.latency = side.take_flow_histogram(i);
     fr.tcp = net::read_tcp_info(f.initial_fd());

@@ -93,6 +93,7 @@ void fields(V& v, T& f) {
   v("jitter_ns", f.jitter_ns);
   v("finished", f.finished);
   v("error", f.error);
+  v("error_errno", f.error_errno, Presence::kOmitEmpty);
   v("latency", f.latency, Presence::kOmitEmpty);
   v("tcp_info", f.tcp, Presence::kOmitEmpty);
 }

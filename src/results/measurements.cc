@@ -37,4 +37,10 @@ std::string SideResult::first_error() const {
   return {};
 }
 
+int SideResult::first_error_errno() const {
+  for (const auto& f : flows)
+    if (!f.error.empty()) return f.error_errno;
+  return 0;
+}
+
 }  // namespace flowperf::results

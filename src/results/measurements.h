@@ -30,6 +30,7 @@ struct FlowResult {
   double jitter_ns = 0;  // UDP receivers with timestamps; 0 otherwise
   bool finished = true;  // false: aborted before it finished cleanly
   std::string error;
+  int error_errno = 0;  // the system call's errno behind `error`, when one failed
   std::optional<measure::Histogram> latency;  // RR flows with their own histogram
   std::optional<net::TcpInfo> tcp;            // TCP flows: the kernel's view at the end
 };
@@ -71,6 +72,8 @@ struct SideResult {
   // Sums over flows.
   FlowResult total() const;
   std::string first_error() const;
+  // The errno of that first error (0: none, or not a system call's).
+  int first_error_errno() const;
 };
 
 }  // namespace flowperf::results

@@ -12,6 +12,7 @@
 #include "engine/worker.h"
 #include "net/sys.h"
 #include "proto/framing.h"
+#include "session/control_connect.h"
 #include "session/data_plane.h"
 #include "session/descriptor_budget.h"
 #include "session/side_runner.h"
@@ -75,26 +76,6 @@ class Control {
   std::string where_;
 };
 
-net::Fd connect_control(const ClientOptions& o, net::Address* used) {
-  auto addrs = net::resolve(o.host, o.port, o.family, SOCK_STREAM);
-  int err = 0;
-  for (const auto& a : addrs) {
-    net::Fd fd = net::connect_tcp(a, after(o.connect_timeout_s), &err);
-    if (fd) {
-      *used = a;
-      return fd;
-    }
-  }
-  std::string where = addrs.front().to_string();
-  if (err == ECONNREFUSED)
-    throw runtime_error("no server is listening on " + where +
-                        " — start one with `flowperf server`");
-  if (err == ETIMEDOUT)
-    throw runtime_error("no answer from " + where +
-                        " — is the host up, and is the port open in its firewall?");
-  throw runtime_error("cannot connect to " + where + ": " + net::sys::errno_text(err));
-}
-
 }  // namespace
 
 TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
@@ -107,7 +88,12 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
 
   // 1. Control connection and version handshake.
   net::Address server;
-  net::Fd fd = connect_control(o, &server);
+  ControlTarget target;
+  target.host = o.host;
+  target.port = o.port;
+  target.family = o.family;
+  target.timeout_s = o.connect_timeout_s;
+  net::Fd fd = connect_control(target, &server);
   Control control(std::move(fd), server.to_string());
   net::Address local = net::local_address(control.fd());
   result.local = {local.host(), local.port()};

@@ -34,6 +34,7 @@
 #include "engine/worker.h"
 #include "net/sys.h"
 #include "proto/netperf_wire.h"
+#include "session/control_connect.h"
 #include "session/side_runner.h"
 
 namespace flowperf::session {
@@ -380,14 +381,10 @@ Control open_control(const spec::TestSpec& spec, const NetperfClientOptions& o) 
     }
   }
   if (!c.fd) {
-    std::string where = servers.front().to_string();
-    if (err == ECONNREFUSED)
-      throw runtime_error("no netserver is listening on " + where +
-                          " — start one with `netserver` (or `flowperf server`)");
-    if (err == ETIMEDOUT)
-      throw runtime_error("no answer from " + where +
-                          " — is the host up, and is the port open in its firewall?");
-    throw runtime_error("cannot connect to " + where + ": " + net::sys::errno_text(err));
+    ControlTarget t;
+    t.server_name = "netserver";
+    t.start_hint = "`netserver` (or `flowperf server`)";
+    throw connect_error(t, servers.front().to_string(), err);
   }
   c.where = c.server.to_string();
   const net::Address local = net::local_address(c.fd.get());

@@ -5,7 +5,6 @@
 
 #include <cerrno>
 #include <chrono>
-#include <thread>
 #include <variant>
 
 #include "core/version.h"
@@ -22,32 +21,17 @@ Clock::time_point after(double seconds) {
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
-std::string connect_failure_text(const std::string& where, int err) {
-  if (err == ECONNREFUSED) return "no server is listening on " + where;
-  if (err == ETIMEDOUT) return "no answer from " + where;
-  return "cannot connect to " + where + ": " + net::sys::errno_text(err);
-}
-
-// Tries every address of the host, again and again until wait_s has passed
-// (at least once). A server that is just starting is found on a later round.
 net::Fd connect_control(const ServerProbe& p, std::string* where) {
-  const auto addrs = net::resolve(p.host, p.port, p.family, SOCK_STREAM);
-  const auto give_up = after(p.wait_s);
-  int err = 0;
-  for (;;) {
-    for (const auto& a : addrs) {
-      net::Fd fd = net::connect_tcp(a, after(p.timeout_s), &err);
-      if (fd) {
-        *where = a.to_string();
-        return fd;
-      }
-    }
-    if (Clock::now() >= give_up) break;
-    std::this_thread::sleep_for(
-        std::min<Clock::duration>(std::chrono::milliseconds(200), give_up - Clock::now()));
-  }
-  std::string first = addrs.front().to_string();
-  throw ConnectError(first, err, connect_failure_text(first, err));
+  ControlTarget t;
+  t.host = p.host;
+  t.port = p.port;
+  t.family = p.family;
+  t.timeout_s = p.timeout_s;
+  t.wait_s = p.wait_s;
+  net::Address used;
+  net::Fd fd = session::connect_control(t, &used);
+  *where = used.to_string();
+  return fd;
 }
 
 // Reads the next message; a server Error or silence becomes an Error.

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "net/socket.h"
 #include "proto/messages.h"
+#include "session/control_connect.h"
 
 namespace flowperf::session {
 
@@ -24,20 +25,6 @@ struct ServerProbe {
   net::Family family = net::Family::kAny;
   double timeout_s = 5;  // for each connect and each answer
   double wait_s = 0;     // keep retrying a failed connect this long
-};
-
-// No control connection could be made. where() is "host:port" as resolved,
-// errno_value() the last connect error (ECONNREFUSED: nothing listens there).
-class ConnectError : public Error {
- public:
-  ConnectError(std::string where, int err, std::string message)
-      : Error(ExitCode::kRuntime, std::move(message)), where_(std::move(where)), err_(err) {}
-  const std::string& where() const noexcept { return where_; }
-  int errno_value() const noexcept { return err_; }
-
- private:
-  std::string where_;
-  int err_;
 };
 
 // Connects, says Hello, returns the server's Welcome, and closes. Throws

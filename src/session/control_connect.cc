@@ -1,0 +1,55 @@
+#include "session/control_connect.h"
+
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <thread>
+
+#include "net/sys.h"
+
+namespace flowperf::session {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::time_point after(double seconds) {
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+}  // namespace
+
+ConnectError connect_error(const ControlTarget& t, const std::string& where, int err) {
+  std::string text;
+  if (err == ECONNREFUSED)
+    text = "no " + t.server_name + " is listening on " + where + " — start one with " +
+           t.start_hint;
+  else if (err == ETIMEDOUT)
+    text = "no answer from " + where + " — is the host up, and is the port open in its firewall?";
+  else
+    text = "cannot connect to " + where + ": " + net::sys::errno_text(err);
+  return ConnectError(where, err, text);
+}
+
+net::Fd connect_control(const ControlTarget& t, net::Address* used) {
+  const auto addrs = net::resolve(t.host, t.port, t.family, SOCK_STREAM);
+  const auto give_up = after(t.wait_s);
+  int err = 0;
+  for (;;) {
+    for (const auto& a : addrs) {
+      net::Fd fd = net::connect_tcp(a, after(t.timeout_s), &err);
+      if (fd) {
+        *used = a;
+        return fd;
+      }
+    }
+    if (Clock::now() >= give_up) break;
+    std::this_thread::sleep_for(
+        std::min<Clock::duration>(std::chrono::milliseconds(200), give_up - Clock::now()));
+  }
+  throw connect_error(t, addrs.front().to_string(), err);
+}
+
+}  // namespace flowperf::session
