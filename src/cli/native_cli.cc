@@ -19,6 +19,7 @@
 #include "core/units.h"
 #include "core/version.h"
 #include "measure/confidence.h"
+#include "report/agreement.h"
 #include "report/json_report.h"
 #include "report/summary.h"
 #include "report/text_report.h"
@@ -361,26 +362,21 @@ int run_suite() {
     s.duration_s = seconds;
     results::TestResult r = session::run_test(s, o);
     report::Summary sum = report::summarize(r);
-    std::string result, latency = "-", agree;
+    std::string result, latency = "-";
     if (sum.stream_family) {
       auto sc = core::scale_rate(sum.total.throughput_bps, core::RateUnit::Auto);
       result = fmt::format("{:.2f} {}", sc.value, sc.unit);
-      agree = sum.total.bytes_sent == sum.total.bytes_received
-                  ? fmt::format("yes ({} bytes)", sum.total.bytes_sent)
-                  : fmt::format("NO: sent {}, received {}", sum.total.bytes_sent,
-                                sum.total.bytes_received);
     } else {
       result = fmt::format("{:.1f} trans/s", sum.total.transactions_per_s);
       if (sum.total.latency)
         latency = fmt::format("{:.1f} / {:.1f}", sum.total.latency->percentile(50) / 1000.0,
                               sum.total.latency->percentile(99) / 1000.0);
-      agree = sum.total.transactions == sum.total.remote_transactions
-                  ? fmt::format("yes ({} transactions)", sum.total.transactions)
-                  : fmt::format("client {}, server {}", sum.total.transactions,
-                                sum.total.remote_transactions);
     }
+    // A verdict with its reason for every test: counts may differ where the
+    // test's rules say they must (report/agreement.cc).
+    const report::Agreement agree = report::agreement(r);
     std::printf("%-11s %-24s %-26s %s\n", spec::info(kind).name, result.c_str(), latency.c_str(),
-                agree.c_str());
+                agree.text.c_str());
     std::fflush(stdout);
     if (!r.error.empty()) {
       std::fprintf(stderr, "flowperf: %s: %s\n", spec::info(kind).name, r.error.c_str());

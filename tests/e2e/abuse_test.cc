@@ -5,11 +5,8 @@
 // and the server must be back to the descriptors and threads it had before
 // (read from /proc), so no session, thread or socket is left behind.
 //
-// The server's control timeout (ServerConfig::control_timeout_s) has no
-// command-line option, so these tests live with its default of 10 s: the
-// slowloris test takes about that long. Known server bugs are listed in
-// kKnownBugs; a test that hits one is reported as skipped with the reason,
-// and fails once the bug is gone so that the entry gets removed.
+// The server's control timeout is set with --control-timeout (kControlTimeout
+// below): the slowloris test takes about that long.
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <gtest/gtest.h>
@@ -26,7 +23,6 @@
 #include <optional>
 #include <random>
 #include <regex>
-#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -52,9 +48,6 @@ constexpr auto kControlTimeout = 5s;
 // How long the server may take to give back what a finished session held:
 // its accept loop reaps finished session threads once a second.
 constexpr auto kSettle = 5s;
-
-// Server bugs these tests know about (see the test that names each).
-const std::set<std::string> kKnownBugs = {};
 
 struct Usage {
   int fds = -1;
@@ -265,21 +258,6 @@ class Abuse : public ::testing::Test {
     std::memcpy(greeting + 8, &index, 4);
     if (fd && !send_bytes(fd.get(), greeting, sizeof greeting)) fd.reset();
     return fd;
-  }
-
-  // For a test that hits a known bug: skipped while the bug is listed,
-  // failed once it is gone so that its entry gets removed.
-  void known_bug_check(const std::string& name, bool bug_seen, const std::string& what) {
-    if (!kKnownBugs.count(name)) {
-      EXPECT_FALSE(bug_seen) << what;
-      return;
-    }
-    if (!bug_seen) {
-      ADD_FAILURE() << "known bug " << name
-                    << " did not show: if it is fixed, remove it from kKnownBugs";
-      return;
-    }
-    GTEST_SKIP() << "KNOWN BUG " << name << ": " << what;
   }
 
   std::unique_ptr<Process> server_;
@@ -565,8 +543,9 @@ TEST_F(Abuse, SlowlorisIsCutOffByTheControlTimeout) {
 }
 
 // e. A client that completes Hello and Setup of a TCP test and then never
-// opens its data connections (or opens only some), and closes. KNOWN BUG:
-// the server notices only after its 60 s wait for data connections.
+// opens its data connections (or opens only some), and closes. The server
+// watches the control connection while it waits (up to 60 s) for data
+// connections, so it frees the session as soon as the client closes.
 TEST_F(Abuse, SetupThenCloseBeforeDataConnections) {
   std::vector<net::Fd> controls;
   std::vector<net::Fd> data;
@@ -594,14 +573,10 @@ TEST_F(Abuse, SetupThenCloseBeforeDataConnections) {
   for (auto& fd : data) fd.reset();
   ASSERT_TRUE(server_alive());
   expect_normal_test_passes();
-  Usage after = settle();
-  known_bug_check("SetupThenCloseBeforeDataConnections", after != baseline_,
-                  "3 clients closed after Setup (no or too few data connections) but " +
-                      std::to_string(kSettle.count()) + " s later the server still holds " +
-                      ::testing::PrintToString(after) +
-                      " (idle: " + ::testing::PrintToString(baseline_) +
-                      "); it waits 60 s for data connections without watching the control "
-                      "connection");
+  EXPECT_EQ(settle(), baseline_)
+      << "3 clients closed after Setup (no or too few data connections), but " << kSettle.count()
+      << " s later the server still holds more than when idle: it waits for data connections "
+         "(60 s) without watching the control connection";
 }
 
 // e, continued: the same for tests with nothing to accept before Start (UDP,
@@ -645,8 +620,10 @@ TEST_F(Abuse, SetupThenSilenceThenClose) {
 }
 
 // c, continued: a netperf client that sends its next request's first bytes
-// before its test's data connection, then vanishes. KNOWN BUG: the server
-// waits for the data connection until the test's own end (up to an hour).
+// before its test's data connection, then vanishes. The server keeps
+// watching the control connection for the client's close after those early
+// bytes, so it frees the session at once rather than waiting for the data
+// connection until the test's own end (up to an hour).
 TEST_F(Abuse, NetperfRequestThenMoreBytesThenClosed) {
   namespace np = proto::netperf;
   for (int32_t length : {-1000, 20}) {
@@ -673,15 +650,11 @@ TEST_F(Abuse, NetperfRequestThenMoreBytesThenClosed) {
   }
   ASSERT_TRUE(server_alive());
   expect_normal_test_passes();
-  Usage after = settle();
-  known_bug_check("NetperfRequestThenMoreBytesThenClosed", after != baseline_,
-                  "2 netperf clients sent DO_OMNI, 4 more bytes, and closed, but " +
-                      std::to_string(kSettle.count()) + " s later the server still holds " +
-                      ::testing::PrintToString(after) +
-                      " (idle: " + ::testing::PrintToString(baseline_) +
-                      "); the early bytes make it stop watching the control connection, so it "
-                      "waits for the data connection until test_length + 4 s, or max_duration "
-                      "+ 30 s for a count (-l negative) test");
+  EXPECT_EQ(settle(), baseline_)
+      << "2 netperf clients sent DO_OMNI, 4 more bytes, and closed, but " << kSettle.count()
+      << " s later the server still holds more than when idle: the early bytes made it stop "
+         "watching the control connection, so it waits for the data connection until "
+         "test_length + 4 s, or max_duration + 30 s for a count (-l negative) test";
 }
 
 // f. 100 connections opened and held idle at once, then closed.
