@@ -6,7 +6,7 @@
 
 namespace flowperf::report {
 
-using engine::FlowResult;
+using results::FlowResult;
 using spec::TestKind;
 
 namespace {
@@ -14,7 +14,7 @@ namespace {
 Agreement yes(const std::string& why) { return {true, "yes (" + why + ")"}; }
 Agreement no(const std::string& why) { return {false, "NO: " + why}; }
 
-const FlowResult* find_flow(const engine::SideResult& side, uint32_t index) {
+const FlowResult* find_flow(const results::SideResult& side, uint32_t index) {
   for (const auto& f : side.flows)
     if (f.index == index) return &f;
   return nullptr;
@@ -25,7 +25,7 @@ std::string count(uint64_t n, const char* noun) {
   return fmt::format("{} {}{}", n, noun, n == 1 ? "" : "s");
 }
 
-uint64_t unfinished(const engine::SideResult& side) {
+uint64_t unfinished(const results::SideResult& side) {
   return static_cast<uint64_t>(std::count_if(side.flows.begin(), side.flows.end(),
                                              [](const auto& f) { return !f.finished; }));
 }
@@ -136,7 +136,7 @@ std::string check_udp_rr(const FlowResult& client, const FlowResult& server) {
 // counts. A stream cut short (aborted) has at most one connection open,
 // which the server may have counted: the server may be ahead by one per
 // such stream, no more.
-Agreement check_connections(const session::TestResult& r) {
+Agreement check_connections(const results::TestResult& r) {
   const bool cc = r.spec.test == TestKind::kTcpCc;
   const char* what = cc ? "connections" : "transactions";
   const uint64_t c = r.local_side.total().transactions, s = r.remote_side.total().transactions;
@@ -157,7 +157,7 @@ Agreement check_connections(const session::TestResult& r) {
 
 }  // namespace
 
-Agreement agreement(const session::TestResult& r) {
+Agreement agreement(const results::TestResult& r) {
   const auto& local = r.local_side.flows;
   if (local.empty()) return no("the client measured no stream");
   if (!r.have_remote) return no("the server's counts never came");

@@ -20,6 +20,6 @@ struct Agreement {
 // The rules are those of the native controller (session::run_test): one
 // request at a time per stream (no first burst), and a stopped test's flows
 // finishing what they have in flight unless they are aborted.
-Agreement agreement(const session::TestResult& r);
+Agreement agreement(const results::TestResult& r);
 
 }  // namespace flowperf::report

@@ -10,7 +10,7 @@
 namespace flowperf::report {
 namespace {
 
-using engine::FlowResult;
+using results::FlowResult;
 using spec::TestKind;
 
 FlowResult flow(uint32_t index = 0) {
@@ -19,9 +19,9 @@ FlowResult flow(uint32_t index = 0) {
   return f;
 }
 
-session::TestResult result(TestKind kind, std::vector<FlowResult> local,
+results::TestResult result(TestKind kind, std::vector<FlowResult> local,
                            std::vector<FlowResult> remote, bool have_remote = true) {
-  session::TestResult r;
+  results::TestResult r;
   r.spec.test = kind;
   r.local_side.flows = std::move(local);
   r.remote_side.flows = std::move(remote);
