@@ -305,13 +305,12 @@ int run(const NetperfArgs& a) {
       return loop.add(report::netperf_confidence_sample(one, o));
     });
   } catch (const session::ConnectError&) {
-    err("establish control: are you sure there is a netserver listening on " + host +
-          " at port " + std::to_string(a.port) + "?\n");
+    err("establish control: are you sure there is a netserver listening on " + host + " at port " +
+        std::to_string(a.port) + "?\n");
     throw;
   }
   const results::TestResult& r = runs.back();
-  if (r.local_side.first_error_errno() == EMSGSIZE &&
-      info.protocol == spec::Protocol::kUdp) {
+  if (r.local_side.first_error_errno() == EMSGSIZE && info.protocol == spec::Protocol::kUdp) {
     out("send_data: data send error: Message too long (errno 90)\n");
     err("netperf: send_omni: send_data failed: Message too long\n");
     return static_cast<int>(ExitCode::kRuntime);

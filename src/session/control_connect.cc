@@ -24,8 +24,8 @@ Clock::time_point after(double seconds) {
 ConnectError connect_error(const ControlTarget& t, const std::string& where, int err) {
   std::string text;
   if (err == ECONNREFUSED)
-    text = "no " + t.server_name + " is listening on " + where + " — start one with " +
-           t.start_hint;
+    text =
+        "no " + t.server_name + " is listening on " + where + " — start one with " + t.start_hint;
   else if (err == ETIMEDOUT)
     text = "no answer from " + where + " — is the host up, and is the port open in its firewall?";
   else

@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "net/sys.h"
+#include "session/dispatch.h"
 #include "session/session.h"
 
 namespace flowperf::session {
@@ -67,7 +68,7 @@ void Server::serve() {
 
 void Server::run_session(SessionSlot* slot, net::Fd control) {
   SessionContext ctx{&config_, &active_, &stopping_, [this] { request_stop(); }};
-  serve_control_connection(control.get(), ctx);
+  dispatch_control_connection(control.get(), ctx);
   {
     // Closed under the lock so stop() never shuts down a reused number.
     std::lock_guard<std::mutex> lock(mu_);

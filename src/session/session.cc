@@ -61,15 +61,6 @@ class Session {
  private:
   void exchange() {
     const int fd = control_;
-    // The first bytes say which protocol the client speaks.
-    if (!net::sys::wait_readable(fd, after(cfg_.control_timeout_s))) return;
-    uint8_t first[2] = {};
-    ssize_t n = ::recv(fd, first, sizeof first, MSG_PEEK);
-    if (n <= 0) return;
-    if (!proto::looks_like_flowperf(first, static_cast<size_t>(n))) {
-      serve_netperf_connection(fd, ctx_);
-      return;
-    }
     if (!cfg_.netperf_passphrase.empty()) {
       reply_error("refused",
                   "this server was started with netserver -Z: it serves netperf clients that send "

@@ -20,10 +20,12 @@ struct SessionContext {
   std::function<void()> request_quit;  // a client asked the server to exit
 };
 
-// control stays open (and owned by the caller) when these return.
+// control stays open (and owned by the caller) when these return. The
+// server hands each new connection to one of them by its first bytes
+// (session/dispatch.h).
+// flowperf's own protocol.
 void serve_control_connection(int control, const SessionContext& ctx);
-// A connection whose first bytes are not flowperf's: netperf's protocol
-// (session/netperf_session.cc).
+// netperf's protocol (session/netperf_session.cc).
 void serve_netperf_connection(int control, const SessionContext& ctx);
 
 }  // namespace flowperf::session

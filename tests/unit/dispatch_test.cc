@@ -1,0 +1,47 @@
+// The server's port dispatch: first bytes to protocol.
+#include "session/dispatch.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstring>
+#include <string>
+
+#include "proto/framing.h"
+
+namespace flowperf::session {
+namespace {
+
+std::string row_for(std::span<const uint8_t> first) {
+  const ProtocolRow* r = classify(first);
+  return r ? r->name : "(needs more)";
+}
+
+TEST(Dispatch, FlowperfFramesGoToFlowperf) {
+  auto h = proto::make_header(10);
+  EXPECT_EQ(row_for(std::span<const uint8_t>(h.data(), h.size())), "flowperf");
+  EXPECT_EQ(row_for(std::span<const uint8_t>(h.data(), 2)), "flowperf");
+}
+
+TEST(Dispatch, OneByteIsNotEnoughToTell) {
+  const uint8_t f[] = {'F'};
+  EXPECT_EQ(row_for(f), "(needs more)");
+}
+
+TEST(Dispatch, NetperfRequestsAndAnythingElseGoToNetperf) {
+  // netperf's first word is a big-endian request number (DO_OMNI is 97).
+  const uint8_t omni[] = {0, 0, 0, 97, 0, 0, 0, 0};
+  EXPECT_EQ(row_for(omni), "netperf");
+  const uint8_t garbage[] = {'G', 'E', 'T', ' '};
+  EXPECT_EQ(row_for(garbage), "netperf");
+}
+
+TEST(Dispatch, TheLastRowTakesAnything) {
+  ASSERT_FALSE(protocol_table().empty());
+  EXPECT_EQ(protocol_table().back().classify, nullptr);
+  for (size_t i = 0; i + 1 < protocol_table().size(); ++i)
+    EXPECT_NE(protocol_table()[i].classify, nullptr) << protocol_table()[i].name;
+}
+
+}  // namespace
+}  // namespace flowperf::session
