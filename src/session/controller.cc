@@ -12,9 +12,9 @@
 #include "engine/worker.h"
 #include "net/sys.h"
 #include "proto/framing.h"
-#include "session/control_connect.h"
 #include "session/data_plane.h"
 #include "session/descriptor_budget.h"
+#include "session/flowperf_control.h"
 #include "session/side_runner.h"
 
 namespace flowperf::session {
@@ -35,47 +35,6 @@ Clock::time_point after(double seconds) {
          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }
 
-class Control {
- public:
-  Control(net::Fd fd, std::string where) : fd_(std::move(fd)), where_(std::move(where)) {}
-  int fd() const { return fd_.get(); }
-
-  void send(const proto::Message& m) {
-    if (!proto::send_message(fd_.get(), m, after(10)))
-      throw runtime_error("the server at " + where_ + " went away (cannot send " +
-                          proto::message_name(m) + ")");
-  }
-
-  // Receives a message of type T; a server Error becomes an Error here.
-  template <typename T>
-  T expect(double timeout_s) {
-    proto::Message m;
-    proto::ReadStatus st;
-    try {
-      st = proto::read_message(fd_.get(), &m, after(timeout_s));
-    } catch (const proto::ProtocolError& e) {
-      throw runtime_error("the server at " + where_ + " sent a malformed control message (" +
-                          e.what() + ") — is it a flowperf server of the same version?");
-    }
-    if (st == proto::ReadStatus::kTimeout)
-      throw runtime_error(
-          fmt::format("the server at {} did not answer within {} s", where_, timeout_s));
-    if (st == proto::ReadStatus::kClosed)
-      throw runtime_error("the server at " + where_ + " closed the control connection");
-    if (auto* e = std::get_if<proto::ErrorMsg>(&m)) {
-      ExitCode code = e->code == "invalid_spec" ? ExitCode::kUsage : ExitCode::kRuntime;
-      throw Error(code, "server " + where_ + ": " + e->message);
-    }
-    if (auto* t = std::get_if<T>(&m)) return std::move(*t);
-    throw runtime_error(
-        fmt::format("the server at {} sent '{}' out of turn", where_, proto::message_name(m)));
-  }
-
- private:
-  net::Fd fd_;
-  std::string where_;
-};
-
 }  // namespace
 
 TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
@@ -87,21 +46,18 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   check_descriptors(spec, 1, spec::default_threads(spec));
 
   // 1. Control connection and version handshake.
-  net::Address server;
   ControlTarget target;
   target.host = o.host;
   target.port = o.port;
   target.family = o.family;
   target.timeout_s = o.connect_timeout_s;
-  net::Fd fd = connect_control(target, &server);
-  Control control(std::move(fd), server.to_string());
+  FlowperfControl control(target);
+  const net::Address server = control.server();
   net::Address local = net::local_address(control.fd());
   result.local = {local.host(), local.port()};
   result.remote = {server.host(), server.port()};
-  control.send(proto::Hello{proto::kProtocolVersion, std::string("flowperf ") + kVersion});
-  auto welcome = control.expect<proto::Welcome>(10);
-  result.server_software = welcome.software;
-  result.server_hostname = welcome.hostname;
+  result.server_software = control.welcome().software;
+  result.server_hostname = control.welcome().hostname;
 
   // The default UDP datagram fills one Ethernet frame without fragments:
   // 1472 bytes over IPv4, 1452 over IPv6 (its header is 20 bytes longer).

@@ -1,0 +1,61 @@
+#include "session/flowperf_control.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "core/version.h"
+
+namespace flowperf::session {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Clock::time_point after(double seconds) {
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+}  // namespace
+
+FlowperfControl::FlowperfControl(const ControlTarget& target, double send_timeout_s)
+    : send_timeout_s_(send_timeout_s) {
+  fd_ = connect_control(target, &server_);
+  where_ = server_.to_string();
+  send(proto::Hello{proto::kProtocolVersion, std::string("flowperf ") + kVersion});
+  welcome_ = expect<proto::Welcome>(target.timeout_s > 10 ? target.timeout_s : 10);
+}
+
+void FlowperfControl::send(const proto::Message& m) {
+  if (!proto::send_message(fd_.get(), m, after(send_timeout_s_)))
+    throw runtime_error("the server at " + where_ + " went away (cannot send " +
+                        proto::message_name(m) + ")");
+}
+
+proto::Message FlowperfControl::receive(double timeout_s) {
+  proto::Message m;
+  proto::ReadStatus st;
+  try {
+    st = proto::read_message(fd_.get(), &m, after(timeout_s));
+  } catch (const proto::ProtocolError& e) {
+    throw runtime_error("the server at " + where_ + " sent a malformed control message (" +
+                        e.what() + ") — is it a flowperf server of the same version?");
+  }
+  if (st == proto::ReadStatus::kTimeout)
+    throw runtime_error(
+        fmt::format("the server at {} did not answer within {:g} s", where_, timeout_s));
+  if (st == proto::ReadStatus::kClosed)
+    throw runtime_error("the server at " + where_ + " closed the control connection");
+  if (auto* e = std::get_if<proto::ErrorMsg>(&m)) {
+    ExitCode code = e->code == "invalid_spec" ? ExitCode::kUsage : ExitCode::kRuntime;
+    throw Error(code, "server " + where_ + ": " + e->message);
+  }
+  return m;
+}
+
+Error FlowperfControl::out_of_turn(const proto::Message& m) const {
+  return runtime_error(
+      fmt::format("the server at {} sent '{}' out of turn", where_, proto::message_name(m)));
+}
+
+}  // namespace flowperf::session

@@ -1,0 +1,54 @@
+// flowperf's own control connection as a client holds it: connect, Hello
+// for Welcome, then messages sent and awaited one at a time. Every client
+// conversation in flowperf's protocol goes through it (a test, a server's
+// description, a quit request), so each failure reads the same whatever
+// asked: a server that is not there, a silent or closed one, a refusal
+// (with the exit code its error code calls for), or one that speaks
+// something else.
+#pragma once
+
+#include <string>
+#include <utility>
+
+#include "net/fd.h"
+#include "net/socket.h"
+#include "proto/framing.h"
+#include "proto/messages.h"
+#include "session/control_connect.h"
+
+namespace flowperf::session {
+
+class FlowperfControl {
+ public:
+  // Connects (throws ConnectError) and exchanges Hello for Welcome.
+  FlowperfControl(const ControlTarget& target, double send_timeout_s = 10);
+
+  int fd() const { return fd_.get(); }
+  const std::string& where() const { return where_; }
+  const net::Address& server() const { return server_; }
+  const proto::Welcome& welcome() const { return welcome_; }
+
+  // Throws Error when the server is gone.
+  void send(const proto::Message& m);
+  // Receives the next message, which must be a T. A server's error message
+  // becomes an Error (exit 2 for "invalid_spec", else 1); silence, a close,
+  // a malformed message or another message become runtime Errors.
+  template <typename T>
+  T expect(double timeout_s) {
+    proto::Message m = receive(timeout_s);
+    if (auto* t = std::get_if<T>(&m)) return std::move(*t);
+    throw out_of_turn(m);
+  }
+
+ private:
+  proto::Message receive(double timeout_s);
+  Error out_of_turn(const proto::Message& m) const;
+
+  net::Fd fd_;
+  net::Address server_;
+  std::string where_;
+  double send_timeout_s_;
+  proto::Welcome welcome_;
+};
+
+}  // namespace flowperf::session
