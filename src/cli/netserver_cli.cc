@@ -183,7 +183,14 @@ int run(const NetserverArgs& a) {
   if (!a.foreground) {
     pid_t pid = ::fork();
     if (pid < 0) throw runtime_error("cannot fork to run in the background (use -D)");
-    if (pid > 0) return 0;
+    // The parent leaves at once, without the Server's destructor: that
+    // would wake the wake-up eventfd the child shares (one open file since
+    // the fork), and the child's accept loop would then find it readable
+    // on every poll, forever: a whole CPU burnt while idle.
+    if (pid > 0) {
+      std::fflush(nullptr);
+      ::_exit(0);
+    }
     ::setsid();
     [[maybe_unused]] int ignored = ::chdir("/");  // don't pin the directory we started in
     int null = ::open("/dev/null", O_RDWR);

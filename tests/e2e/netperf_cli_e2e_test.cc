@@ -750,6 +750,33 @@ pid_t find_daemon(const std::string& port) {
   return found;
 }
 
+// CPU time (user + system, in clock ticks) a process has used so far.
+long cpu_ticks(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos) return -1;
+  std::istringstream rest(text.substr(close + 2));
+  std::string field;
+  long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {
+    if (i == 14) utime = std::stol(field);
+    if (i == 15) stime = std::stol(field);
+  }
+  return utime + stime;
+}
+
+// A server with no client must sleep: over a second it may use a few ticks
+// (of ~100 a second), not a core. Not a speed target: a spinning accept loop
+// uses the whole second.
+void expect_idle(pid_t pid, const char* when) {
+  const long before = cpu_ticks(pid);
+  std::this_thread::sleep_for(1s);
+  const long used = cpu_ticks(pid) - before;
+  EXPECT_GE(before, 0);
+  EXPECT_LE(used, 10) << "the idle server used " << used << " clock ticks in 1 s " << when;
+}
+
 TEST(NetserverCli, DetachesLikeNetserver) {
   // A port nothing uses: bind to 0 with a throwaway foreground server first.
   std::string port;
@@ -768,9 +795,12 @@ TEST(NetserverCli, DetachesLikeNetserver) {
     if (daemon < 0) std::this_thread::sleep_for(100ms);
   }
   ASSERT_GT(daemon, 0) << "the detached netserver is not running";
+  expect_idle(daemon, "before any test");
   Outcome o = Process({kNetperf, "-H", "127.0.0.1", "-p", port, "-l", "1"}).wait(60s);
   EXPECT_EQ(o.exit_code, 0) << o.err;
   EXPECT_EQ(lines_of(o.out).size(), 7u) << o.out;
+  std::this_thread::sleep_for(200ms);  // the session's thread ends
+  expect_idle(daemon, "after a test");
   ::kill(daemon, SIGTERM);
   for (int i = 0; i < 50 && ::kill(daemon, 0) == 0; ++i) std::this_thread::sleep_for(100ms);
   EXPECT_NE(::kill(daemon, 0), 0) << "netserver did not stop on SIGTERM";
