@@ -174,7 +174,7 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.interval_s = a.interval;
   s.nodelay = a.nodelay;
   s.udp_rr_min_timeout_us = a.udp_rr_min_timeout_us;
-  s.congestion_control = a.cc;
+  s.local.cc = s.remote.cc = a.cc;
   if (a.given.cc && a.cc.empty())
     throw usage_error("-K '': no congestion control named; give one (e.g. cubic, bbr) or omit -K");
   s.gso = a.gso;
