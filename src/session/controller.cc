@@ -187,7 +187,7 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   crr_server.set_port(ok.tcp_port);
   engine::Side side(engine::client_flows(spec, std::move(sockets), crr_server),
                     spec::default_threads(spec), spec.busy_poll);
-  side.launch();
+  side.launch(spec.local.cpu);
 
   // 4. Start both sides together.
   control.send(proto::Start{});

@@ -120,7 +120,7 @@ class Session {
       throw proto::ProtocolError("expected setup, got " + std::string(proto::message_name(m)));
     spec_ = setup->spec;
     have_spec_ = true;
-    auto problems = spec::validate(spec_);
+    auto problems = spec::validate(spec_, spec::End::kRemote);
     if (!problems.empty()) {
       std::string all;
       for (auto& p : problems) all += (all.empty() ? "" : "; ") + p;
@@ -164,7 +164,7 @@ class Session {
 
     engine::Side side(engine::server_flows(spec_, std::move(sockets), crr_listeners), threads,
                       spec_.busy_poll);
-    side.launch();
+    side.launch(spec_.remote.cpu);
     side.go();
     SideMeter meter;
     meter.start(local_);
