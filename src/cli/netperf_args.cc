@@ -442,7 +442,9 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       break;
     case 'F': {
       merge_pair(a.fill_file, split_pair(v, true));
-      note(a, "-F (fill files)");
+      // Ours fills our send buffers; the server's is not asked for (a
+      // server never reads a file its client names).
+      if (a.fill_file.second) note(a, "-F ,rfill (the server's fill file)");
       break;
     }
     case 'Y': {
@@ -936,6 +938,7 @@ spec::TestSpec netperf_spec(const NetperfArgs& a, const NetperfSystemDefaults& s
   };
   s.local.data_port = port(a.data_ports.first);
   s.remote.data_port = port(a.data_ports.second);
+  s.fill_file = a.fill_file.first.value_or("");  // -F
   s.local.data_host = a.data_local_host;
   s.remote.data_host = a.data_host;
   s.local.cpu = a.cpu_bind.first.value_or(-1);

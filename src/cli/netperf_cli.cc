@@ -20,6 +20,7 @@
 #include "cli/signals.h"
 #include "core/error.h"
 #include "core/version.h"
+#include "engine/test_plan.h"
 #include "report/netperf_report.h"
 #include "report/omni_selectors.h"
 #include "session/netperf_client.h"
@@ -245,6 +246,8 @@ int run(const NetperfArgs& a) {
     for (const auto& p : problems) all += (all.empty() ? "" : "\nnetperf: ") + p;
     throw usage_error(all);
   }
+  // A fill file that cannot be read stops the test before the server is asked.
+  if (!spec.fill_file.empty()) engine::read_fill_file(spec.fill_file, 1);
 
   // 5. Run, printing the banner first and interim results as they come.
   session::NetperfClientOptions c;

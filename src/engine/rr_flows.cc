@@ -97,7 +97,7 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
     }
     // 2. A response to a request sent whole.
     if (w.count > (w.send_off > 0 ? 1u : 0u)) {
-      ssize_t n = net::data::recv(fd, buf_.get() + w.recv_off, resp_ - w.recv_off, 0);
+      ssize_t n = net::data::recv(fd, in_ + w.recv_off, resp_ - w.recv_off, 0);
       if (n > 0) {
         counters.bytes_recv.add(static_cast<uint64_t>(n));
         counters.recv_calls.add(1);
@@ -128,13 +128,18 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
   }
 }
 
-TcpRrClientFlow::TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota)
+// One buffer for requests and responses; with a fill the responses go past
+// the request, so that every request keeps the fill's bytes.
+TcpRrClientFlow::TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
+                                 std::string_view fill)
     : fd_(std::move(fd)),
-      buf_(std::make_unique<char[]>(std::max(req, resp))),
+      buf_(std::make_unique<char[]>(fill.empty() ? std::max(req, resp) : size_t{req} + resp)),
+      in_(buf_.get() + (fill.empty() ? 0 : req)),
       req_(req),
       resp_(resp),
       quota_(quota) {
   std::memset(buf_.get(), 'r', std::max(req, resp));
+  fill_with(buf_.get(), req, fill);
 }
 
 Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
@@ -158,7 +163,7 @@ Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         if (n < 0 && !again(errno) && errno != EINTR) return fail("send failed", errno);
         break;
       }
-      n = net::data::recv(fd, buf_.get(), resp_, 0);
+      n = net::data::recv(fd, in_, resp_, 0);
       if (n > 0) {
         counters.bytes_recv.add(static_cast<uint64_t>(n));
         counters.recv_calls.add(1);
@@ -209,7 +214,7 @@ Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         return fail("send failed", n < 0 ? errno : 0);
       }
       case State::kRecv: {
-        ssize_t n = net::data::recv(fd, buf_.get() + off_, resp_ - off_, 0);
+        ssize_t n = net::data::recv(fd, in_ + off_, resp_ - off_, 0);
         if (n > 0) {
           counters.bytes_recv.add(static_cast<uint64_t>(n));
           counters.recv_calls.add(1);
@@ -333,14 +338,16 @@ Wait TcpRrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
 // ---- TCP_CRR client ----
 
 CrrClientFlow::CrrClientFlow(net::Address server, CrrOptions opts, uint32_t req, uint32_t resp,
-                             uint64_t quota)
+                             uint64_t quota, std::string_view fill)
     : server_(server),
       opts_(opts),
-      buf_(std::make_unique<char[]>(std::max(req, resp))),
+      buf_(std::make_unique<char[]>(fill.empty() ? std::max(req, resp) : size_t{req} + resp)),
+      in_(buf_.get() + (fill.empty() ? 0 : req)),
       req_(req),
       resp_(resp),
       quota_(quota) {
   std::memset(buf_.get(), 'c', std::max(req, resp));
+  fill_with(buf_.get(), req, fill);
   any_options_ = opts_.socket.any();
 }
 
@@ -444,7 +451,7 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         return fail("send failed", err);
       }
       case State::kRecv: {
-        ssize_t n = net::data::recv(fd_, buf_.get() + off_, resp_ - off_, 0);
+        ssize_t n = net::data::recv(fd_, in_ + off_, resp_ - off_, 0);
         if (n > 0) {
           counters.bytes_recv.add(static_cast<uint64_t>(n));
           counters.recv_calls.add(1);

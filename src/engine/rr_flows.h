@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/flow.h"
@@ -57,7 +58,9 @@ struct RequestWindow {
 
 class TcpRrClientFlow final : public Flow {
  public:
-  TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota);
+  // `fill`: the request's bytes, repeated (netperf -F); empty: our pattern.
+  TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
+                  std::string_view fill = {});
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
   // A burst sends and receives at once, so it never blocks in one of them.
@@ -71,6 +74,7 @@ class TcpRrClientFlow final : public Flow {
   enum class State { kSend, kRecv, kAwaitEof };
   net::Fd fd_;
   std::unique_ptr<char[]> buf_;
+  char* in_;  // where responses go: buf_ itself, or past the request when it has a fill
   uint32_t req_, resp_;
   uint64_t quota_;
   uint64_t done_ = 0;
@@ -110,7 +114,9 @@ struct CrrOptions {
 
 class CrrClientFlow final : public Flow {
  public:
-  CrrClientFlow(net::Address server, CrrOptions opts, uint32_t req, uint32_t resp, uint64_t quota);
+  // `fill`: the request's bytes, repeated (netperf -F); empty: our pattern.
+  CrrClientFlow(net::Address server, CrrOptions opts, uint32_t req, uint32_t resp, uint64_t quota,
+                std::string_view fill = {});
   ~CrrClientFlow() override;
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return -1; }
@@ -128,6 +134,7 @@ class CrrClientFlow final : public Flow {
   // The connection is done with (closed): a transaction, timed to now.
   void complete(Clock::time_point& now) noexcept;
   std::unique_ptr<char[]> buf_;
+  char* in_;  // where responses go: buf_ itself, or past the request when it has a fill
   uint32_t req_, resp_;
   uint64_t quota_;
   uint64_t done_ = 0;
@@ -218,8 +225,10 @@ struct RttTimeout {
 
 class UdpRrClientFlow final : public Flow {
  public:
+  // `fill`: the request's bytes after its sequence number, repeated from
+  // the request's start (netperf -F); empty: our pattern.
   UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
-                  std::chrono::microseconds min_timeout);
+                  std::chrono::microseconds min_timeout, std::string_view fill = {});
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
   // Alone on a worker (and not in a burst) it blocks in recv for its answer

@@ -1,5 +1,11 @@
 #include "engine/test_plan.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "core/error.h"
 #include "engine/rr_flows.h"
 #include "engine/stream_flows.h"
 
@@ -18,6 +24,19 @@ uint64_t quota_for(uint64_t count, uint32_t i, uint32_t n) {
   if (count == 0) return 0;
   uint64_t q = count / n + (i < count % n ? 1 : 0);
   return q == 0 ? 0 : q;
+}
+
+std::string read_fill_file(const std::string& path, size_t limit) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw usage_error("-F " + path + ": cannot read the fill file: " + std::strerror(errno));
+  std::string bytes(limit, '\0');
+  const size_t got = std::fread(bytes.data(), 1, limit, f);
+  const bool failed = std::ferror(f);
+  std::fclose(f);
+  if (failed) throw usage_error("-F " + path + ": cannot read the fill file");
+  if (got == 0) throw usage_error("-F " + path + ": the fill file is empty");
+  bytes.resize(got);
+  return bytes;
 }
 
 net::SocketOptions socket_options(const spec::TestSpec& s, spec::End end) {
@@ -43,24 +62,31 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
                                                 const FlowOptions& fo) {
   std::vector<std::unique_ptr<Flow>> flows;
   const uint32_t n = s.streams;
+  // The fill file, read once, as far as the largest send buffer goes. Only
+  // the client reads one: its sends are the ones the file is for.
+  const std::string fill =
+      s.fill_file.empty()
+          ? std::string()
+          : read_fill_file(s.fill_file, std::max<size_t>(size_t{s.effective_send_size()},
+                                                         size_t{s.request_size}));
   for (uint32_t i = 0; i < n; ++i) {
     const uint64_t quota = quota_for(s.count, i, n);
     std::unique_ptr<Flow> f;
     switch (s.test) {
       case TestKind::kTcpStream:
         f = std::make_unique<TcpSendFlow>(std::move(sockets[i]), s.effective_send_size(), quota,
-                                          s.sendfile);
+                                          s.sendfile, fill);
         break;
       case TestKind::kTcpMaerts:
         f = std::make_unique<TcpRecvFlow>(std::move(sockets[i]), s.effective_recv_size());
         break;
       case TestKind::kUdpStream:
         f = std::make_unique<UdpSendFlow>(std::move(sockets[i]), s.effective_send_size(), quota,
-                                          s.rate_bps / n, UdpBatching{s.batch, s.gso, false});
+                                          s.rate_bps / n, UdpBatching{s.batch, s.gso, false}, fill);
         break;
       case TestKind::kTcpRr: {
         auto rr = std::make_unique<TcpRrClientFlow>(std::move(sockets[i]), s.request_size,
-                                                    s.response_size, quota);
+                                                    s.response_size, quota, fill);
         rr->set_first_burst(s.burst);
         f = std::move(rr);
         break;
@@ -69,13 +95,13 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
       case TestKind::kTcpCc: {
         CrrOptions o{socket_options(s, spec::End::kLocal), fo.crr_source, s.rst_close};
         f = std::make_unique<CrrClientFlow>(crr_server, o, data_size(s, s.request_size),
-                                            data_size(s, s.response_size), quota);
+                                            data_size(s, s.response_size), quota, fill);
         break;
       }
       case TestKind::kUdpRr: {
         auto rr = std::make_unique<UdpRrClientFlow>(
             std::move(sockets[i]), s.request_size, s.response_size, quota,
-            std::chrono::microseconds(s.udp_rr_min_timeout_us));
+            std::chrono::microseconds(s.udp_rr_min_timeout_us), fill);
         rr->match_sequence = fo.match_sequence;
         rr->set_first_burst(s.burst);
         f = std::move(rr);

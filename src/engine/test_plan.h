@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/flow.h"
@@ -21,6 +22,11 @@ uint64_t quota_for(uint64_t count, uint32_t i, uint32_t n);
 // every wire protocol. TCP's own options are left out for UDP tests.
 net::SocketOptions socket_options(const spec::TestSpec& spec, spec::End end);
 
+// Up to `limit` bytes of a fill file (TestSpec::fill_file, netperf -F), for
+// the client's send buffers. Throws a usage Error naming -F when the file
+// cannot be read or is empty.
+std::string read_fill_file(const std::string& path, size_t limit);
+
 // What a wire protocol's peer expects of the flows beyond the spec. The
 // defaults are flowperf's own protocol.
 struct FlowOptions {
@@ -37,7 +43,8 @@ struct FlowOptions {
 };
 
 // Client flows. sockets: one per stream (TCP connected, or UDP connected);
-// empty for TCP_CRR, which connects to crr_server itself.
+// empty for TCP_CRR, which connects to crr_server itself. Reads
+// spec.fill_file (throws a runtime Error when it cannot).
 std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& spec,
                                                 std::vector<net::Fd> sockets,
                                                 const net::Address& crr_server,

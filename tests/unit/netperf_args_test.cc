@@ -263,8 +263,13 @@ TEST(NetperfArgs, GlobalSocketOptionsAndTheOnesNotApplied) {
   EXPECT_EQ(a.tos.second, "0x10");  // -Y is a plain pair
   EXPECT_EQ(a.priority.first, 6);
   EXPECT_EQ(a.passphrase, "pw");
-  // -T, -S, -Y, -y and -Z are applied now; fill files are not.
-  EXPECT_EQ(a.not_applied, (std::vector<std::string>{"-F (fill files)"}));
+  // -T, -S, -Y, -y, -Z and our fill file are applied now; the server's
+  // fill file is not.
+  EXPECT_TRUE(a.not_applied.empty());
+  EXPECT_EQ(parse({"-F", ",theirs"}).not_applied,
+            (std::vector<std::string>{"-F ,rfill (the server's fill file)"}));
+  EXPECT_EQ(spec_of({"-F", "ours,theirs"}).fill_file, "ours");
+  EXPECT_EQ(spec_of({}).fill_file, "");
   EXPECT_EQ(parse_netperf_tos("lowdelay"), 0x10);
   EXPECT_EQ(parse_netperf_tos("0x20"), 0x20);
   EXPECT_EQ(parse_netperf_tos("af11"), 0x28);
