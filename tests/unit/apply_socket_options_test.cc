@@ -34,7 +34,7 @@ Fd tcp_socket(int family = AF_INET) { return Fd(::socket(family, SOCK_STREAM | S
 
 // TCP_CRR skips apply_socket_options() per connection when nothing is asked
 // for: each option alone must count as something.
-TEST(SocketOptions, AnyIsTrueForEachOptionAlone) {
+TEST(ApplySocketOptions, AnyIsTrueForEachOptionAlone) {
   EXPECT_FALSE(SocketOptions{}.any());
   auto with = [](auto set) {
     SocketOptions o;
@@ -51,7 +51,7 @@ TEST(SocketOptions, AnyIsTrueForEachOptionAlone) {
   EXPECT_TRUE(with([](SocketOptions& o) { o.congestion = "reno"; }));
 }
 
-TEST(SocketOptions, EveryOptionReachesTheSocket) {
+TEST(ApplySocketOptions, EveryOptionReachesTheSocket) {
   for (int family : {AF_INET, AF_INET6}) {
     SCOPED_TRACE(family == AF_INET ? "IPv4" : "IPv6");
     Fd fd = tcp_socket(family);
@@ -81,7 +81,7 @@ TEST(SocketOptions, EveryOptionReachesTheSocket) {
 
 // IP_TOS also sets SO_PRIORITY (from the TOS bits), so the order matters:
 // with both asked for, the priority asked for is the one the socket has.
-TEST(SocketOptions, PriorityStandsWhateverTheTos) {
+TEST(ApplySocketOptions, PriorityStandsWhateverTheTos) {
   for (int tos : {0x10, 0x20, 0xb8}) {
     Fd fd = tcp_socket();
     SocketOptions o;
@@ -93,7 +93,7 @@ TEST(SocketOptions, PriorityStandsWhateverTheTos) {
   }
 }
 
-TEST(SocketOptions, NothingAskedLeavesTheSocketAlone) {
+TEST(ApplySocketOptions, NothingAskedLeavesTheSocketAlone) {
   Fd fd = tcp_socket();
   const int tos = get_int(fd.get(), IPPROTO_IP, IP_TOS);
   const int prio = get_int(fd.get(), SOL_SOCKET, SO_PRIORITY);
@@ -105,7 +105,7 @@ TEST(SocketOptions, NothingAskedLeavesTheSocketAlone) {
   EXPECT_EQ(get_int(fd.get(), IPPROTO_TCP, TCP_NODELAY), 0);
 }
 
-TEST(SocketOptions, FailuresAreNamedAndTheRestStillSet) {
+TEST(ApplySocketOptions, FailuresAreNamedAndTheRestStillSet) {
   Fd fd = tcp_socket();
   SocketOptions o;
   o.congestion = "nosuchcc";
