@@ -42,12 +42,16 @@ struct ClientArgs {
   double interval = 0;
   bool nodelay = false, json = false, v4 = false, v6 = false, cpu = false, nic = false;
   uint32_t udp_rr_min_timeout_us = 50;
-  std::string cc;
+  // Per-end options: "V" (both ends), "L,R", "L," (the client only) or ",R"
+  // (the server only).
+  std::string cc, tos, priority, cpu_bind;
+  bool keepalive = false, cork = false;
+  uint32_t burst = 0;
   // Which options the command line gave (a default is not a choice).
   struct Given {
     bool host = false, length = false, count = false, send_size = false, recv_size = false,
          local_buf = false, remote_buf = false, rr = false, rate = false, cc = false,
-         udp_rr_min_timeout = false;
+         udp_rr_min_timeout = false, tos = false, priority = false, cpu_bind = false;
   } given;
   uint32_t repeat = 0;            // --repeat: most runs; 0 = not asked
   std::string confidence;         // --confidence LEVEL[,WIDTH]
@@ -122,6 +126,64 @@ std::pair<uint32_t, uint32_t> size_pair(const std::string& opt, const std::strin
   return {first, second};
 }
 
+// A per-end option's value: "V" sets both ends, "L,R" each, "L," only the
+// client's and ",R" only the server's (netperf's pair rules). Each value
+// given goes through `one`, which throws naming the option.
+template <typename T, typename One>
+void end_pair(const std::string& opt, const std::string& text, const char* form, T& local,
+              T& remote, One&& one) {
+  const auto comma = text.find(',');
+  if (text.find_first_not_of(',') == std::string::npos || comma != text.rfind(','))
+    throw usage_error(opt + " " + text + ": the form is " + form);
+  if (comma == std::string::npos) {
+    local = remote = one(text);
+    return;
+  }
+  const std::string l = text.substr(0, comma), r = text.substr(comma + 1);
+  if (!l.empty()) local = one(l);
+  if (!r.empty()) remote = one(r);
+}
+
+// A whole number written in decimal, or in hex after 0x; nullopt otherwise.
+std::optional<long long> whole_number(const std::string& text) {
+  const bool hex = text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X');
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(hex ? text.substr(2) : text, &used, hex ? 16 : 10);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != (hex ? text.size() - 2 : text.size()) || (hex && text[2] == '-')) return std::nullopt;
+  return v;
+}
+
+// The per-end options (-K, --tos, --priority, --cpu-bind) into the spec's
+// SideOptions; validate() checks the ranges.
+void read_end_options(const ClientArgs& a, spec::TestSpec& s) {
+  if (a.given.cc)
+    end_pair("-K", a.cc, "CC or LOCAL,REMOTE (e.g. cubic, or bbr,cubic)", s.local.cc, s.remote.cc,
+             [](const std::string& v) { return v; });
+  auto integer = [](const std::string& opt, const char* what) {
+    return [opt, what](const std::string& v) {
+      auto n = whole_number(v);
+      if (!n || *n < INT32_MIN || *n > INT32_MAX)
+        throw usage_error(fmt::format("{} {}: not {}", opt, v, what));
+      return static_cast<int>(*n);
+    };
+  };
+  if (a.given.tos)
+    end_pair("--tos", a.tos, "TOS or LOCAL,REMOTE (e.g. 0x10, or 0x10,0)", s.local.tos,
+             s.remote.tos, integer("--tos", "a TOS byte (0 to 255, or 0x00 to 0xff)"));
+  if (a.given.priority)
+    end_pair("--priority", a.priority, "N or LOCAL,REMOTE", s.local.priority, s.remote.priority,
+             integer("--priority", "a socket priority (0 or more)"));
+  if (a.given.cpu_bind)
+    end_pair("--cpu-bind", a.cpu_bind, "CPU or LOCAL,REMOTE (e.g. 2, or 2,3)", s.local.cpu,
+             s.remote.cpu, integer("--cpu-bind", "a CPU number"));
+}
+
 // Options that mean nothing for the test they are given with are refused,
 // not ignored: the user meant something by them. One line, naming both.
 void check_combinations(const ClientArgs& a, const spec::TestInfo& t) {
@@ -175,9 +237,12 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.interval_s = a.interval;
   s.nodelay = a.nodelay;
   s.udp_rr_min_timeout_us = a.udp_rr_min_timeout_us;
-  s.congestion_control = a.cc;
   if (a.given.cc && a.cc.empty())
     throw usage_error("-K '': no congestion control named; give one (e.g. cubic, bbr) or omit -K");
+  read_end_options(a, s);
+  s.keepalive = a.keepalive;
+  s.cork = a.cork;
+  s.burst = a.burst;
   s.gso = a.gso;
   s.gro = a.gro;
   s.busy_poll = a.busy_poll;
@@ -439,6 +504,140 @@ int run_server(const ServerArgs& a) {
   return 0;
 }
 
+// The client's options (the defaults, `flowperf server` aside), with handles
+// to the ones whose absence means something.
+struct ClientOptionHandles {
+  CLI::Option *host, *length, *count, *send_size, *recv_size, *local_buf, *remote_buf, *rr, *rate,
+      *cc, *udp_rr_min_timeout, *tos, *priority, *cpu_bind;
+};
+
+ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
+  ClientOptionHandles h{};
+  h.host = app.add_option(
+      "-H,--host", c.host,
+      "server to test against (default: an embedded server on 127.0.0.1, or ::1 with -6)");
+  app.add_option("-p,--port", c.port, "server control port")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 65535));
+  app.add_option("-t,--test", c.test,
+                 "TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR or TCP_CC (any case)")
+      ->capture_default_str();
+  h.length =
+      app.add_option("-l,--length", c.duration, "test length in seconds")->capture_default_str();
+  h.count = app.add_option("-n,--count", c.count,
+                           "stop after this many bytes (stream) or transactions (RR) in all");
+  h.send_size = app.add_option(
+      "-m,--send-size", c.send_size,
+      "bytes per send (stream tests; default 128K TCP, 1472 UDP, 1452 UDP over IPv6)");
+  h.recv_size = app.add_option("-M,--recv-size", c.recv_size, "bytes per receive (stream tests)");
+  h.local_buf =
+      app.add_option("-s,--local-buffer", c.local_buf, "local socket buffers: SIZE or SEND,RECV");
+  h.remote_buf = app.add_option("-S,--remote-buffer", c.remote_buf,
+                                "remote socket buffers: SIZE or SEND,RECV");
+  h.rr = app.add_option("-r,--request-response", c.rr, "RR sizes: REQ,RESP or SIZE")
+             ->capture_default_str();
+  h.rate =
+      app.add_option("-b,--bitrate", c.rate, "UDP_STREAM target rate in bits/s (K, M, G suffixes)");
+  app.add_option("-P,--parallel", c.streams, "number of streams")->capture_default_str();
+  app.add_option("--threads", c.threads, "worker threads per side (default: min(streams, cores))");
+  app.add_option("-i,--interval", c.interval, "report every this many seconds while running");
+  app.add_option("-f,--format", c.unit, "rate unit: k/m/g bits, K/M/G bytes, a for auto")
+      ->capture_default_str();
+  app.add_flag("-D,--nodelay", c.nodelay, "set TCP_NODELAY on data connections");
+  app.add_flag("--nic", c.nic,
+               "show the data path interface's packet and byte rates on both ends (as sar -n DEV)");
+  h.cc = app.add_option(
+      "-K,--cc", c.cc,
+      "TCP congestion control: CC on both ends, or LOCAL,REMOTE (e.g. bbr,cubic; \"bbr,\" the "
+      "client only)");
+  h.tos = app.add_option(
+      "--tos", c.tos,
+      "IP TOS / IPv6 traffic class of the data sockets, decimal or 0x hex: on both ends, or "
+      "LOCAL,REMOTE as -K");
+  h.priority = app.add_option(
+      "--priority", c.priority,
+      "SO_PRIORITY of the data sockets: N on both ends, or LOCAL,REMOTE as -K (above 6 needs "
+      "CAP_NET_ADMIN)");
+  h.cpu_bind = app.add_option(
+      "--cpu-bind", c.cpu_bind,
+      "run the data path on this CPU: N on both ends, or LOCAL,REMOTE as -K (the server pins "
+      "its workers for the test)");
+  app.add_flag("--keepalive", c.keepalive, "SO_KEEPALIVE on both ends' TCP data sockets");
+  app.add_flag("--cork", c.cork, "TCP_CORK on both ends' TCP data sockets");
+  app.add_option("--burst", c.burst,
+                 "TCP_RR, UDP_RR: keep this many requests in flight beyond the first (netperf's "
+                 "test -b)");
+  app.add_flag("--json", c.json, "print one JSON document (see docs/json.md)");
+  app.add_flag("--cpu", c.cpu,
+               "show CPU utilization and service demand of both ends (JSON always has them)");
+  app.add_flag("-4", c.v4, "IPv4 only");
+  app.add_flag("-6", c.v6, "IPv6 only");
+  app.add_option("--repeat", c.repeat,
+                 "run the test this many times and report 95% confidence intervals of "
+                 "throughput (RR: transaction rate, p50 and p99 latency); with --confidence, "
+                 "at most this many times")
+      ->check(CLI::Range(1u, 1000u));
+  app.add_option("--confidence", c.confidence,
+                 "LEVEL[,WIDTH]: repeat until each figure's LEVEL% confidence interval is at "
+                 "most WIDTH% of the mean wide (default width 5, i.e. ±2.5%), after 3 runs and "
+                 "at most --repeat (10) runs");
+  app.add_option("--batch", c.batch,
+                 "UDP_STREAM: datagrams per sendmmsg/recvmmsg call (default 32; 1 = one per call)");
+  app.add_flag("--gso", c.gso, "UDP_STREAM: send each batch as one UDP GSO buffer");
+  app.add_flag("--gro", c.gro,
+               "UDP_STREAM: receive GRO-coalesced buffers (on loopback with --gso they are "
+               "never split into packets)");
+  app.add_flag("--busy-poll", c.busy_poll,
+               "spin on non-blocking sockets instead of sleeping (both ends; one busy CPU per "
+               "worker thread)");
+  app.add_flag("--rst-close", c.rst_close,
+               "TCP_CRR: the client closes each connection with an RST as soon as the answer is "
+               "in (no FIN exchange, no TIME_WAIT), as neper's tcp_crr does");
+  app.add_flag("--sendfile", c.sendfile,
+               "TCP_STREAM, TCP_MAERTS: the sender sends with sendfile() from an in-memory file, "
+               "without copying from a user buffer (netperf's TCP_SENDFILE, iperf3 -Z)");
+  h.udp_rr_min_timeout = app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
+                                        "UDP_RR: smallest per-transaction timeout in microseconds")
+                             ->capture_default_str();
+
+  return h;
+}
+
+void note_given(ClientArgs& c, const ClientOptionHandles& h) {
+  auto given = [](const CLI::Option* o) { return o->count() > 0; };
+  c.given = {.host = given(h.host),
+             .length = given(h.length),
+             .count = given(h.count),
+             .send_size = given(h.send_size),
+             .recv_size = given(h.recv_size),
+             .local_buf = given(h.local_buf),
+             .remote_buf = given(h.remote_buf),
+             .rr = given(h.rr),
+             .rate = given(h.rate),
+             .cc = given(h.cc),
+             .udp_rr_min_timeout = given(h.udp_rr_min_timeout),
+             .tos = given(h.tos),
+             .priority = given(h.priority),
+             .cpu_bind = given(h.cpu_bind)};
+}
+
+}  // namespace
+
+spec::TestSpec native_client_spec(int argc, const char* const* argv) {
+  CLI::App app;
+  ClientArgs c;
+  ClientOptionHandles handles = add_client_options(app, c);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throw usage_error(e.what());
+  }
+  note_given(c, handles);
+  return build_spec(c);
+}
+
+namespace {
+
 // CLI::Range lets NaN through (every comparison with NaN is false), and
 // "inf" past a range is no better: a finite number within [lo, hi].
 CLI::Validator finite_range(double lo, double hi) {
@@ -469,76 +668,7 @@ int native_main(int argc, char** argv) {
       "and a server (or on loopback with no -H)"};
   app.set_version_flag("-V,--version", std::string("flowperf ") + kVersion);
   ClientArgs c;
-  CLI::Option* host = app.add_option(
-      "-H,--host", c.host,
-      "server to test against (default: an embedded server on 127.0.0.1, or ::1 with -6)");
-  app.add_option("-p,--port", c.port, "server control port")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 65535));
-  app.add_option("-t,--test", c.test,
-                 "TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR or TCP_CC (any case)")
-      ->capture_default_str();
-  CLI::Option* length =
-      app.add_option("-l,--length", c.duration, "test length in seconds")->capture_default_str();
-  CLI::Option* count = app.add_option(
-      "-n,--count", c.count, "stop after this many bytes (stream) or transactions (RR) in all");
-  CLI::Option* send_size = app.add_option(
-      "-m,--send-size", c.send_size,
-      "bytes per send (stream tests; default 128K TCP, 1472 UDP, 1452 UDP over IPv6)");
-  CLI::Option* recv_size =
-      app.add_option("-M,--recv-size", c.recv_size, "bytes per receive (stream tests)");
-  CLI::Option* local_buf =
-      app.add_option("-s,--local-buffer", c.local_buf, "local socket buffers: SIZE or SEND,RECV");
-  CLI::Option* remote_buf = app.add_option("-S,--remote-buffer", c.remote_buf,
-                                           "remote socket buffers: SIZE or SEND,RECV");
-  CLI::Option* rr = app.add_option("-r,--request-response", c.rr, "RR sizes: REQ,RESP or SIZE")
-                        ->capture_default_str();
-  CLI::Option* rate =
-      app.add_option("-b,--bitrate", c.rate, "UDP_STREAM target rate in bits/s (K, M, G suffixes)");
-  app.add_option("-P,--parallel", c.streams, "number of streams")->capture_default_str();
-  app.add_option("--threads", c.threads, "worker threads per side (default: min(streams, cores))");
-  app.add_option("-i,--interval", c.interval, "report every this many seconds while running");
-  app.add_option("-f,--format", c.unit, "rate unit: k/m/g bits, K/M/G bytes, a for auto")
-      ->capture_default_str();
-  app.add_flag("-D,--nodelay", c.nodelay, "set TCP_NODELAY on data connections");
-  app.add_flag("--nic", c.nic,
-               "show the data path interface's packet and byte rates on both ends (as sar -n DEV)");
-  CLI::Option* cc =
-      app.add_option("-K,--cc", c.cc, "TCP congestion control on both ends (e.g. cubic, bbr)");
-  app.add_flag("--json", c.json, "print one JSON document (see docs/json.md)");
-  app.add_flag("--cpu", c.cpu,
-               "show CPU utilization and service demand of both ends (JSON always has them)");
-  app.add_flag("-4", c.v4, "IPv4 only");
-  app.add_flag("-6", c.v6, "IPv6 only");
-  app.add_option("--repeat", c.repeat,
-                 "run the test this many times and report 95% confidence intervals of "
-                 "throughput (RR: transaction rate, p50 and p99 latency); with --confidence, "
-                 "at most this many times")
-      ->check(CLI::Range(1u, 1000u));
-  app.add_option("--confidence", c.confidence,
-                 "LEVEL[,WIDTH]: repeat until each figure's LEVEL% confidence interval is at "
-                 "most WIDTH% of the mean wide (default width 5, i.e. ±2.5%), after 3 runs and "
-                 "at most --repeat (10) runs");
-  app.add_option("--batch", c.batch,
-                 "UDP_STREAM: datagrams per sendmmsg/recvmmsg call (default 32; 1 = one per call)");
-  app.add_flag("--gso", c.gso, "UDP_STREAM: send each batch as one UDP GSO buffer");
-  app.add_flag("--gro", c.gro,
-               "UDP_STREAM: receive GRO-coalesced buffers (on loopback with --gso they are "
-               "never split into packets)");
-  app.add_flag("--busy-poll", c.busy_poll,
-               "spin on non-blocking sockets instead of sleeping (both ends; one busy CPU per "
-               "worker thread)");
-  app.add_flag("--rst-close", c.rst_close,
-               "TCP_CRR: the client closes each connection with an RST as soon as the answer is "
-               "in (no FIN exchange, no TIME_WAIT), as neper's tcp_crr does");
-  app.add_flag("--sendfile", c.sendfile,
-               "TCP_STREAM, TCP_MAERTS: the sender sends with sendfile() from an in-memory file, "
-               "without copying from a user buffer (netperf's TCP_SENDFILE, iperf3 -Z)");
-  CLI::Option* udp_rr_min_timeout =
-      app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
-                     "UDP_RR: smallest per-transaction timeout in microseconds")
-          ->capture_default_str();
-
+  ClientOptionHandles handles = add_client_options(app, c);
   ServerArgs sa;
   CLI::App* server = app.add_subcommand("server", "serve tests from flowperf clients");
   server->add_option("-p,--port", sa.port, "control port")->capture_default_str();
@@ -571,18 +701,7 @@ int native_main(int argc, char** argv) {
     std::fprintf(stderr, "flowperf: %s\nRun `flowperf --help` for the options.\n", e.what());
     return static_cast<int>(ExitCode::kUsage);
   }
-  auto given = [](const CLI::Option* o) { return o->count() > 0; };
-  c.given = {.host = given(host),
-             .length = given(length),
-             .count = given(count),
-             .send_size = given(send_size),
-             .recv_size = given(recv_size),
-             .local_buf = given(local_buf),
-             .remote_buf = given(remote_buf),
-             .rr = given(rr),
-             .rate = given(rate),
-             .cc = given(cc),
-             .udp_rr_min_timeout = given(udp_rr_min_timeout)};
+  note_given(c, handles);
   try {
     if (server->parsed()) return run_server(sa);
     return run_client(c);

@@ -442,7 +442,9 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       break;
     case 'F': {
       merge_pair(a.fill_file, split_pair(v, true));
-      note(a, "-F (fill files)");
+      // Ours fills our send buffers; the server's is not asked for (a
+      // server never reads a file its client names).
+      if (a.fill_file.second) note(a, "-F ,rfill (the server's fill file)");
       break;
     }
     case 'Y': {
@@ -928,6 +930,33 @@ spec::TestSpec netperf_spec(const NetperfArgs& a, const NetperfSystemDefaults& s
     if (a.rr_size.first) s.request_size = u32('r', *a.rr_size.first);
     if (a.rr_size.second) s.response_size = u32('r', *a.rr_size.second);
   }
+
+  // The data path of each end: test -K, -P, -L, -H; global -T, -Y, -y. TCP's
+  // own options mean nothing to a UDP test, which netperf lets pass.
+  auto port = [](const std::optional<std::string>& p) -> uint16_t {
+    return p ? static_cast<uint16_t>(std::stoi(*p)) : 0;  // checked by the parser
+  };
+  s.local.data_port = port(a.data_ports.first);
+  s.remote.data_port = port(a.data_ports.second);
+  s.fill_file = a.fill_file.first.value_or("");  // -F
+  s.local.data_host = a.data_local_host;
+  s.remote.data_host = a.data_host;
+  s.local.cpu = a.cpu_bind.first.value_or(-1);
+  s.remote.cpu = a.cpu_bind.second.value_or(-1);
+  if (a.tos.first) s.local.tos = parse_netperf_tos(*a.tos.first);
+  if (a.tos.second) s.remote.tos = parse_netperf_tos(*a.tos.second);
+  s.local.priority = a.priority.first.value_or(-1);
+  s.remote.priority = a.priority.second.value_or(-1);
+  if (!udp) {
+    s.local.cc = a.cong_control.first.value_or("");
+    s.remote.cc = a.cong_control.second.value_or("");
+    s.keepalive = a.keepalive;  // -S
+    s.cork = a.cork;            // test -C: netperf's end only
+  }
+  // netperf keeps a first burst (test -b) for request/response tests
+  // without a connection per transaction.
+  if (info.family == spec::Family::kRr && !info.connect_per_transaction)
+    s.burst = static_cast<uint32_t>(std::max(a.first_burst, 0));
   return s;
 }
 

@@ -92,7 +92,7 @@ struct NetperfArgs {
   bool result_confidence_only = false;         // -r: only the throughput must be confident
   Pair<int> cpu_bind;                          // -T lcpu,rcpu
   std::string brand;                           // -B
-  Pair<std::string> fill_file;                 // -F lfill,rfill (explicit pair)
+  Pair<std::string> fill_file;                 // -F lfill,rfill (explicit pair; rfill not applied)
   Pair<std::string> tos;                       // -Y local,remote
   Pair<int> priority;                          // -y local,remote
   int wait_s = 0;                              // -s seconds between setup and start

@@ -21,6 +21,7 @@
 #include "cli/signals.h"
 #include "core/error.h"
 #include "core/version.h"
+#include "engine/test_plan.h"
 #include "report/netperf_report.h"
 #include "report/omni_selectors.h"
 #include "session/control_connect.h"
@@ -155,31 +156,6 @@ int family_number(AddrFamily f) {
                   size, max, v6 ? 6 : 4));
 }
 
-// The data-connection and data-path options of both ends (test -P, -K,
-// -C, -b; global -T, -Y, -y, -S).
-session::NetperfDataOptions data_options(const NetperfArgs& a, int first_burst) {
-  session::NetperfDataOptions d;
-  auto port = [](const std::optional<std::string>& p) -> uint16_t {
-    return p ? static_cast<uint16_t>(std::stoi(*p)) : 0;  // checked by the parser
-  };
-  d.local_port = port(a.data_ports.first);
-  d.remote_port = port(a.data_ports.second);
-  d.local_cong = a.cong_control.first.value_or("");
-  d.remote_cong = a.cong_control.second.value_or("");
-  d.cork = a.cork;
-  d.first_burst = first_burst;
-  d.local_cpu = a.cpu_bind.first.value_or(-1);
-  d.remote_cpu = a.cpu_bind.second.value_or(-1);
-  if (a.tos.first) d.local_tos = parse_netperf_tos(*a.tos.first);
-  if (a.tos.second) d.remote_tos = parse_netperf_tos(*a.tos.second);
-  d.local_prio = a.priority.first.value_or(-1);
-  d.remote_prio = a.priority.second.value_or(-1);
-  d.keepalive = a.keepalive;
-  d.remote_host = a.data_host;
-  d.local_host = a.data_local_host;
-  return d;
-}
-
 int run(const NetperfArgs& a) {
   // 1. What to run: netperf's defaults, then the spec flowperf can check.
   if (a.no_control)
@@ -230,10 +206,9 @@ int run(const NetperfArgs& a) {
   o.dest_address = a.data_host.empty() ? resolved->numeric : "";
   o.dest_v6 = data_v6;
   o.nodelay = a.nodelay;
-  // netperf keeps a first burst for request/response tests without a
-  // connection per transaction; the banner and BURST_SIZE say what ran.
-  o.first_burst =
-      info.family == spec::Family::kRr && !info.connect_per_transaction ? a.first_burst : 0;
+  // The banner and BURST_SIZE say what ran (netperf keeps a first burst
+  // for request/response tests without a connection per transaction).
+  o.first_burst = static_cast<int>(spec.burst);
   o.cpu_bind = a.cpu_bind.first || a.cpu_bind.second;
   if (a.test == NetperfTest::kOmni || a.omni_style != OmniOutputStyle::kNone) {
     o.omni = a.omni_style == OmniOutputStyle::kCsv      ? report::OmniStyle::kCsv
@@ -267,6 +242,8 @@ int run(const NetperfArgs& a) {
     for (const auto& p : problems) all += (all.empty() ? "" : "\nnetperf: ") + p;
     throw usage_error(all);
   }
+  // A fill file that cannot be read stops the test before the server is asked.
+  if (!spec.fill_file.empty()) engine::read_fill_file(spec.fill_file, 1);
 
   // 5. Run, printing the banner first and interim results as they come.
   session::NetperfClientOptions c;
@@ -279,9 +256,8 @@ int run(const NetperfArgs& a) {
   c.local_port = a.local_port;
   c.measure_remote_cpu = a.remote_cpu;
   c.passphrase = a.passphrase;
-  c.data = data_options(a, o.first_burst);
-  o.source_port = c.data.local_port;  // the banner names test -P's ports, as netperf's does
-  o.dest_port = c.data.remote_port;
+  o.source_port = spec.local.data_port;  // the banner names test -P's ports, as netperf's does
+  o.dest_port = spec.remote.data_port;
   c.interrupt = install_interrupt_handler();
   int interim_index = 0;
   if (a.interim_s > 0) {

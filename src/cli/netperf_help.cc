@@ -23,7 +23,8 @@ Global options:
     -f G|M|K|g|m|k    Units: G/M/K bytes (2^30, 2^20, 2^10) or g/m/k bits
                       (10^9, 10^6, 10^3) per second; B bytes, b bits,
                       x transactions
-    -F lfill[,rfill]* Files to fill the buffers from (accepted, not applied)
+    -F lfill[,rfill]* Fill our send buffers with lfill's bytes (rfill, the
+                      server's, is not applied)
     -h                This text
     -H name|ip,fam *  The netserver to test against, and its address family
     -i max,min        Run the test at most max and at least min times

@@ -5,6 +5,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "net/data_calls.h"
@@ -13,6 +14,15 @@ namespace flowperf::engine {
 
 namespace {
 constexpr long kBlockingWakeUs = 20'000;
+}
+
+void fill_with(char* buf, size_t n, std::string_view pattern) noexcept {
+  if (pattern.empty()) return;
+  for (size_t done = 0; done < n;) {
+    const size_t k = std::min(pattern.size(), n - done);
+    std::memcpy(buf + done, pattern.data(), k);
+    done += k;
+  }
 }
 
 void Flow::apply_mode(int fd, bool blocking) noexcept {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "measure/histogram.h"
 
@@ -86,6 +87,10 @@ inline Wait finished() {
 }
 
 class Flow;
+
+// Fills n bytes at buf with `pattern` over and over (a fill file's bytes,
+// netperf -F); leaves them alone when the pattern is empty.
+void fill_with(char* buf, size_t n, std::string_view pattern) noexcept;
 
 // What a flow needs from the worker that drives it.
 class FlowHost {

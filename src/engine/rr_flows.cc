@@ -22,23 +22,6 @@ namespace {
 using rr::again;
 using rr::record;
 
-void apply_options(int fd, const SocketOptions& o) {
-  if (o.sndbuf > 0) ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &o.sndbuf, sizeof o.sndbuf);
-  if (o.rcvbuf > 0) ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &o.rcvbuf, sizeof o.rcvbuf);
-  if (o.nodelay) {
-    int one = 1;
-    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  }
-  if (o.tos >= 0 || o.priority >= 0 || o.keepalive || !o.congestion.empty()) {
-    if (o.tos >= 0) net::set_tos(fd, o.tos);
-    if (o.priority >= 0) net::set_priority(fd, o.priority);
-    if (o.keepalive) net::set_keepalive(fd, true);
-    if (!o.congestion.empty())
-      ::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o.congestion.data(),
-                   static_cast<socklen_t>(o.congestion.size()));
-  }
-}
-
 // Reads until EOF; true when EOF was seen, false when it would block.
 // *err is set on a real error.
 bool drain_to_eof(int fd, FlowCounters& c, int* err) {
@@ -114,7 +97,7 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
     }
     // 2. A response to a request sent whole.
     if (w.count > (w.send_off > 0 ? 1u : 0u)) {
-      ssize_t n = net::data::recv(fd, buf_.get() + w.recv_off, resp_ - w.recv_off, 0);
+      ssize_t n = net::data::recv(fd, in_ + w.recv_off, resp_ - w.recv_off, 0);
       if (n > 0) {
         counters.bytes_recv.add(static_cast<uint64_t>(n));
         counters.recv_calls.add(1);
@@ -145,13 +128,18 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
   }
 }
 
-TcpRrClientFlow::TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota)
+// One buffer for requests and responses; with a fill the responses go past
+// the request, so that every request keeps the fill's bytes.
+TcpRrClientFlow::TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
+                                 std::string_view fill)
     : fd_(std::move(fd)),
-      buf_(std::make_unique<char[]>(std::max(req, resp))),
+      buf_(std::make_unique<char[]>(fill.empty() ? std::max(req, resp) : size_t{req} + resp)),
+      in_(buf_.get() + (fill.empty() ? 0 : req)),
       req_(req),
       resp_(resp),
       quota_(quota) {
   std::memset(buf_.get(), 'r', std::max(req, resp));
+  fill_with(buf_.get(), req, fill);
 }
 
 Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
@@ -175,7 +163,7 @@ Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         if (n < 0 && !again(errno) && errno != EINTR) return fail("send failed", errno);
         break;
       }
-      n = net::data::recv(fd, buf_.get(), resp_, 0);
+      n = net::data::recv(fd, in_, resp_, 0);
       if (n > 0) {
         counters.bytes_recv.add(static_cast<uint64_t>(n));
         counters.recv_calls.add(1);
@@ -226,7 +214,7 @@ Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         return fail("send failed", n < 0 ? errno : 0);
       }
       case State::kRecv: {
-        ssize_t n = net::data::recv(fd, buf_.get() + off_, resp_ - off_, 0);
+        ssize_t n = net::data::recv(fd, in_ + off_, resp_ - off_, 0);
         if (n > 0) {
           counters.bytes_recv.add(static_cast<uint64_t>(n));
           counters.recv_calls.add(1);
@@ -349,16 +337,18 @@ Wait TcpRrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
 
 // ---- TCP_CRR client ----
 
-CrrClientFlow::CrrClientFlow(net::Address server, SocketOptions opts, uint32_t req, uint32_t resp,
-                             uint64_t quota)
+CrrClientFlow::CrrClientFlow(net::Address server, CrrOptions opts, uint32_t req, uint32_t resp,
+                             uint64_t quota, std::string_view fill)
     : server_(server),
       opts_(opts),
-      buf_(std::make_unique<char[]>(std::max(req, resp))),
+      buf_(std::make_unique<char[]>(fill.empty() ? std::max(req, resp) : size_t{req} + resp)),
+      in_(buf_.get() + (fill.empty() ? 0 : req)),
       req_(req),
       resp_(resp),
       quota_(quota) {
   std::memset(buf_.get(), 'c', std::max(req, resp));
-  any_options_ = opts_.any();
+  fill_with(buf_.get(), req, fill);
+  any_options_ = opts_.socket.any();
 }
 
 CrrClientFlow::~CrrClientFlow() {
@@ -398,7 +388,7 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         fd_ = net::data::socket(server_.family(),
                                 SOCK_STREAM | SOCK_CLOEXEC | (blocking_ ? 0 : SOCK_NONBLOCK), 0);
         if (fd_ < 0) return fail("socket() failed", errno);
-        if (any_options_) apply_options(fd_, opts_);
+        if (any_options_) net::apply_socket_options(fd_, opts_.socket);
         if (opts_.source.len > 0) {
           // The port comes with connect(), so binding the address does not
           // tie up a port per connection (netperf test -L).
@@ -461,7 +451,7 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         return fail("send failed", err);
       }
       case State::kRecv: {
-        ssize_t n = net::data::recv(fd_, buf_.get() + off_, resp_ - off_, 0);
+        ssize_t n = net::data::recv(fd_, in_ + off_, resp_ - off_, 0);
         if (n > 0) {
           counters.bytes_recv.add(static_cast<uint64_t>(n));
           counters.recv_calls.add(1);
@@ -501,7 +491,7 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
 
 // ---- TCP_CRR server ----
 
-CrrServerFlow::CrrServerFlow(int listener, SocketOptions opts, uint32_t req, uint32_t resp)
+CrrServerFlow::CrrServerFlow(int listener, CrrOptions opts, uint32_t req, uint32_t resp)
     : listener_(listener),
       opts_(opts),
       ep_(::epoll_create1(EPOLL_CLOEXEC)),
@@ -509,6 +499,7 @@ CrrServerFlow::CrrServerFlow(int listener, SocketOptions opts, uint32_t req, uin
       req_(req),
       resp_(resp) {
   std::memset(buf_.get(), 's', std::max(req, resp));
+  accepted_.nodelay = opts_.socket.nodelay;
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLEXCLUSIVE;
   ev.data.ptr = nullptr;  // nullptr marks the listener
@@ -560,10 +551,7 @@ void CrrServerFlow::accept_all() noexcept {
       close_conn(c);
       continue;
     }
-    if (opts_.nodelay) {
-      int one = 1;
-      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    }
+    if (accepted_.nodelay) net::apply_socket_options(fd, accepted_);
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.ptr = c;
@@ -649,10 +637,7 @@ Wait CrrServerFlow::step_blocking(PhaseRef phase) noexcept {
     }
     const int fd = net::data::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;  // the wake-up timeout, or a transient error: look again
-    if (opts_.nodelay) {
-      int one = 1;
-      ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    }
+    if (accepted_.nodelay) net::apply_socket_options(fd, accepted_);
     bool whole = true;
     for (uint32_t off = 0; off < req_ && whole;) {
       ssize_t n = net::data::recv(fd, buf_.get() + off, req_ - off, 0);

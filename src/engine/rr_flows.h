@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/flow.h"
@@ -57,7 +58,9 @@ struct RequestWindow {
 
 class TcpRrClientFlow final : public Flow {
  public:
-  TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota);
+  // `fill`: the request's bytes, repeated (netperf -F); empty: our pattern.
+  TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
+                  std::string_view fill = {});
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
   // A burst sends and receives at once, so it never blocks in one of them.
@@ -71,6 +74,7 @@ class TcpRrClientFlow final : public Flow {
   enum class State { kSend, kRecv, kAwaitEof };
   net::Fd fd_;
   std::unique_ptr<char[]> buf_;
+  char* in_;  // where responses go: buf_ itself, or past the request when it has a fill
   uint32_t req_, resp_;
   uint64_t quota_;
   uint64_t done_ = 0;
@@ -94,33 +98,25 @@ class TcpRrServerFlow final : public Flow {
   uint32_t off_ = 0;
 };
 
-struct SocketOptions {
-  SocketOptions(int snd = 0, int rcv = 0, bool nd = false)
-      : sndbuf(snd), rcvbuf(rcv), nodelay(nd) {}
-  int sndbuf = 0, rcvbuf = 0;
-  bool nodelay = false;
-  // Set on each new TCP_CRR client socket when asked for (netperf -Y, -y,
-  // -S, -K); accepted sockets inherit them from the listener instead.
-  int tos = -1, priority = -1;  // -1: leave alone
-  bool keepalive = false;
-  std::string congestion;  // empty: the system default
-  net::Address source;     // bound before connect when set (len > 0); port 0 = any
-  // TCP_CRR, --rst-close: the client sets SO_LINGER 0 and closes as soon as
-  // the answer is in (an RST; the server's end of stream is not waited for),
+// How TCP_CRR's (and TCP_CC's) connections are made and ended, besides the
+// socket options.
+struct CrrOptions {
+  // Client: set on each new socket when any() (none asked for: no calls
+  // per connection). Server: its listener has them and accepted sockets
+  // inherit them; it sets only socket.nodelay on each accepted socket.
+  net::SocketOptions socket;
+  net::Address source;  // client: bound before connect when set (len > 0); port 0 = any
+  // --rst-close: the client sets SO_LINGER 0 and closes as soon as the
+  // answer is in (an RST; the server's end of stream is not waited for),
   // and the server, rather than closing first, waits for that RST.
   bool rst_close = false;
-  // Whether apply_options() has anything to set (the source and rst_close
-  // are handled apart).
-  bool any() const noexcept {
-    return sndbuf > 0 || rcvbuf > 0 || nodelay || tos >= 0 || priority >= 0 || keepalive ||
-           !congestion.empty();
-  }
 };
 
 class CrrClientFlow final : public Flow {
  public:
-  CrrClientFlow(net::Address server, SocketOptions opts, uint32_t req, uint32_t resp,
-                uint64_t quota);
+  // `fill`: the request's bytes, repeated (netperf -F); empty: our pattern.
+  CrrClientFlow(net::Address server, CrrOptions opts, uint32_t req, uint32_t resp, uint64_t quota,
+                std::string_view fill = {});
   ~CrrClientFlow() override;
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return -1; }
@@ -133,11 +129,12 @@ class CrrClientFlow final : public Flow {
     return req_ ? State::kSend : resp_ ? State::kRecv : State::kAwaitEof;
   }
   net::Address server_;
-  SocketOptions opts_;
-  bool any_options_;  // whether opts_ asks for anything per connection
+  CrrOptions opts_;
+  bool any_options_;  // whether opts_.socket asks for anything per connection
   // The connection is done with (closed): a transaction, timed to now.
   void complete(Clock::time_point& now) noexcept;
   std::unique_ptr<char[]> buf_;
+  char* in_;  // where responses go: buf_ itself, or past the request when it has a fill
   uint32_t req_, resp_;
   uint64_t quota_;
   uint64_t done_ = 0;
@@ -153,7 +150,7 @@ class CrrClientFlow final : public Flow {
 // the worker, so it nests in the worker's loop like any other flow.
 class CrrServerFlow final : public Flow {
  public:
-  CrrServerFlow(int listener, SocketOptions opts, uint32_t req, uint32_t resp);
+  CrrServerFlow(int listener, CrrOptions opts, uint32_t req, uint32_t resp);
   ~CrrServerFlow() override;
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return ep_.get(); }
@@ -178,7 +175,8 @@ class CrrServerFlow final : public Flow {
   void close_conn(Conn* c) noexcept;
 
   int listener_;  // owned by the session; this flow's alone (one listener per flow)
-  SocketOptions opts_;
+  CrrOptions opts_;
+  net::SocketOptions accepted_;  // set on each accepted socket: nodelay alone
   net::Fd ep_;
   std::unique_ptr<char[]> buf_;
   uint32_t req_, resp_;
@@ -227,8 +225,10 @@ struct RttTimeout {
 
 class UdpRrClientFlow final : public Flow {
  public:
+  // `fill`: the request's bytes after its sequence number, repeated from
+  // the request's start (netperf -F); empty: our pattern.
   UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
-                  std::chrono::microseconds min_timeout);
+                  std::chrono::microseconds min_timeout, std::string_view fill = {});
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
   // Alone on a worker (and not in a burst) it blocks in recv for its answer

@@ -44,11 +44,13 @@ PageBuffer page_buffer(size_t size) {
 
 // ---- TCP sender ----
 
-TcpSendFlow::TcpSendFlow(net::Fd fd, uint32_t send_size, uint64_t quota_bytes, bool from_file)
+TcpSendFlow::TcpSendFlow(net::Fd fd, uint32_t send_size, uint64_t quota_bytes, bool from_file,
+                         std::string_view fill_file_bytes)
     : fd_(std::move(fd)),
       buf_(fill(page_buffer(send_size), send_size)),
       size_(send_size),
       quota_(quota_bytes) {
+  fill_with(buf_.get(), size_, fill_file_bytes);
   if (!from_file) return;
   file_ = net::Fd(::memfd_create("flowperf-sendfile", MFD_CLOEXEC));
   if (!file_) {
@@ -138,13 +140,15 @@ Wait TcpRecvFlow::step(PhaseRef phase, Clock::time_point) noexcept {
 // ---- UDP sender ----
 
 UdpSendFlow::UdpSendFlow(net::Fd fd, uint32_t size, uint64_t quota_bytes, uint64_t rate_bps,
-                         UdpBatching how)
+                         UdpBatching how, std::string_view fill_file_bytes)
     : fd_(std::move(fd)),
       buf_(make_buffer(size * std::max<uint32_t>(how.batch, 1))),
       size_(size),
       quota_(quota_bytes),
       how_(how) {
   how_.batch = std::max<uint32_t>(how_.batch, 1);
+  for (uint32_t i = 0; i < how_.batch; ++i)
+    fill_with(buf_.get() + size_t{i} * size_, size_, fill_file_bytes);
   if (rate_bps)
     gap_ = std::chrono::nanoseconds(static_cast<int64_t>(static_cast<double>(size) * 8.0 * 1e9 /
                                                          static_cast<double>(rate_bps)));

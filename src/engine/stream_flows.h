@@ -22,6 +22,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <string_view>
 #include <vector>
 
 #include "engine/flow.h"
@@ -45,7 +46,9 @@ class TcpSendFlow final : public Flow {
  public:
   // With `from_file` (--sendfile) each send is a sendfile(2) from an
   // in-memory file (memfd) holding one send's worth of the same pattern.
-  TcpSendFlow(net::Fd fd, uint32_t send_size, uint64_t quota_bytes, bool from_file = false);
+  // `fill`: the bytes to send, repeated (netperf -F); empty: our pattern.
+  TcpSendFlow(net::Fd fd, uint32_t send_size, uint64_t quota_bytes, bool from_file = false,
+              std::string_view fill = {});
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
   // The file sendfile() reads, -1 without --sendfile (tests write into it).
@@ -91,8 +94,10 @@ struct UdpBatching {
 
 class UdpSendFlow final : public Flow {
  public:
+  // `fill`: each datagram's bytes after its header, repeated from the
+  // datagram's start (netperf -F); empty: our pattern.
   UdpSendFlow(net::Fd fd, uint32_t size, uint64_t quota_bytes, uint64_t rate_bps,
-              UdpBatching how = {});
+              UdpBatching how = {}, std::string_view fill = {});
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
 

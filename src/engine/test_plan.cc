@@ -1,5 +1,11 @@
 #include "engine/test_plan.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "core/error.h"
 #include "engine/rr_flows.h"
 #include "engine/stream_flows.h"
 
@@ -20,44 +26,87 @@ uint64_t quota_for(uint64_t count, uint32_t i, uint32_t n) {
   return q == 0 ? 0 : q;
 }
 
+std::string read_fill_file(const std::string& path, size_t limit) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (!f) throw usage_error("-F " + path + ": cannot read the fill file: " + std::strerror(errno));
+  std::string bytes(limit, '\0');
+  const size_t got = std::fread(bytes.data(), 1, limit, f);
+  const bool failed = std::ferror(f);
+  std::fclose(f);
+  if (failed) throw usage_error("-F " + path + ": cannot read the fill file");
+  if (got == 0) throw usage_error("-F " + path + ": the fill file is empty");
+  bytes.resize(got);
+  return bytes;
+}
+
+net::SocketOptions socket_options(const spec::TestSpec& s, spec::End end) {
+  const bool local = end == spec::End::kLocal;
+  const spec::SideOptions& side = s.side(end);
+  net::SocketOptions o;
+  o.sndbuf = static_cast<int>(local ? s.local_sndbuf : s.remote_sndbuf);
+  o.rcvbuf = static_cast<int>(local ? s.local_rcvbuf : s.remote_rcvbuf);
+  o.tos = side.tos;
+  o.priority = side.priority;
+  if (spec::info(s.test).protocol == spec::Protocol::kTcp) {
+    o.nodelay = s.nodelay;
+    o.cork = s.cork;
+    o.keepalive = s.keepalive;
+    o.congestion = side.cc;
+  }
+  return o;
+}
+
 std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
                                                 std::vector<net::Fd> sockets,
-                                                const net::Address& crr_server) {
+                                                const net::Address& crr_server,
+                                                const FlowOptions& fo) {
   std::vector<std::unique_ptr<Flow>> flows;
   const uint32_t n = s.streams;
+  // The fill file, read once, as far as the largest send buffer goes. Only
+  // the client reads one: its sends are the ones the file is for.
+  const std::string fill =
+      s.fill_file.empty()
+          ? std::string()
+          : read_fill_file(s.fill_file, std::max<size_t>(size_t{s.effective_send_size()},
+                                                         size_t{s.request_size}));
   for (uint32_t i = 0; i < n; ++i) {
     const uint64_t quota = quota_for(s.count, i, n);
     std::unique_ptr<Flow> f;
     switch (s.test) {
       case TestKind::kTcpStream:
         f = std::make_unique<TcpSendFlow>(std::move(sockets[i]), s.effective_send_size(), quota,
-                                          s.sendfile);
+                                          s.sendfile, fill);
         break;
       case TestKind::kTcpMaerts:
         f = std::make_unique<TcpRecvFlow>(std::move(sockets[i]), s.effective_recv_size());
         break;
       case TestKind::kUdpStream:
         f = std::make_unique<UdpSendFlow>(std::move(sockets[i]), s.effective_send_size(), quota,
-                                          s.rate_bps / n, UdpBatching{s.batch, s.gso, false});
+                                          s.rate_bps / n, UdpBatching{s.batch, s.gso, false}, fill);
         break;
-      case TestKind::kTcpRr:
-        f = std::make_unique<TcpRrClientFlow>(std::move(sockets[i]), s.request_size,
-                                              s.response_size, quota);
-        break;
-      case TestKind::kTcpCrr:
-      case TestKind::kTcpCc: {
-        SocketOptions o{static_cast<int>(s.local_sndbuf), static_cast<int>(s.local_rcvbuf),
-                        s.nodelay};
-        o.rst_close = s.rst_close;
-        f = std::make_unique<CrrClientFlow>(crr_server, o, data_size(s, s.request_size),
-                                            data_size(s, s.response_size), quota);
+      case TestKind::kTcpRr: {
+        auto rr = std::make_unique<TcpRrClientFlow>(std::move(sockets[i]), s.request_size,
+                                                    s.response_size, quota, fill);
+        rr->set_first_burst(s.burst);
+        f = std::move(rr);
         break;
       }
-      case TestKind::kUdpRr:
-        f = std::make_unique<UdpRrClientFlow>(std::move(sockets[i]), s.request_size,
-                                              s.response_size, quota,
-                                              std::chrono::microseconds(s.udp_rr_min_timeout_us));
+      case TestKind::kTcpCrr:
+      case TestKind::kTcpCc: {
+        CrrOptions o{socket_options(s, spec::End::kLocal), fo.crr_source, s.rst_close};
+        f = std::make_unique<CrrClientFlow>(crr_server, o, data_size(s, s.request_size),
+                                            data_size(s, s.response_size), quota, fill);
         break;
+      }
+      case TestKind::kUdpRr: {
+        auto rr = std::make_unique<UdpRrClientFlow>(
+            std::move(sockets[i]), s.request_size, s.response_size, quota,
+            std::chrono::microseconds(s.udp_rr_min_timeout_us), fill);
+        rr->match_sequence = fo.match_sequence;
+        rr->set_first_burst(s.burst);
+        f = std::move(rr);
+        break;
+      }
     }
     f->index = i;
     flows.push_back(std::move(f));
@@ -67,12 +116,12 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
 
 std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& s,
                                                 std::vector<net::Fd> sockets,
-                                                const std::vector<int>& crr_listeners) {
+                                                const std::vector<int>& crr_listeners,
+                                                const FlowOptions& fo) {
   std::vector<std::unique_ptr<Flow>> flows;
   if (spec::info(s.test).connect_per_transaction) {
-    SocketOptions o{static_cast<int>(s.remote_sndbuf), static_cast<int>(s.remote_rcvbuf),
-                    s.nodelay};
-    o.rst_close = s.rst_close;
+    // The listeners have the socket options (see socket_options()).
+    const CrrOptions o{socket_options(s, spec::End::kRemote), {}, s.rst_close};
     for (size_t i = 0; i < crr_listeners.size(); ++i) {
       flows.push_back(std::make_unique<CrrServerFlow>(
           crr_listeners[i], o, data_size(s, s.request_size), data_size(s, s.response_size)));
@@ -90,19 +139,25 @@ std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& s,
         f = std::make_unique<TcpSendFlow>(std::move(sockets[i]), s.effective_send_size(),
                                           quota_for(s.count, i, s.streams), s.sendfile);
         break;
-      case TestKind::kUdpStream:
-        f = std::make_unique<UdpRecvFlow>(std::move(sockets[i]),
-                                          std::max<uint32_t>(s.effective_recv_size(), 65536),
-                                          UdpBatching{s.batch, false, s.gro});
+      case TestKind::kUdpStream: {
+        auto udp = std::make_unique<UdpRecvFlow>(std::move(sockets[i]),
+                                                 std::max<uint32_t>(s.effective_recv_size(), 65536),
+                                                 UdpBatching{s.batch, false, s.gro});
+        udp->end_on_empty = fo.end_on_empty;
+        f = std::move(udp);
         break;
+      }
       case TestKind::kTcpRr:
         f = std::make_unique<TcpRrServerFlow>(std::move(sockets[i]), s.request_size,
                                               s.response_size);
         break;
-      case TestKind::kUdpRr:
-        f = std::make_unique<UdpRrServerFlow>(std::move(sockets[i]), s.request_size,
-                                              s.response_size);
+      case TestKind::kUdpRr: {
+        auto rr = std::make_unique<UdpRrServerFlow>(std::move(sockets[i]), s.request_size,
+                                                    s.response_size);
+        rr->end_on_empty = fo.end_on_empty;
+        f = std::move(rr);
         break;
+      }
       case TestKind::kTcpCrr:
       case TestKind::kTcpCc:
         break;

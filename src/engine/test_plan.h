@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "engine/flow.h"
@@ -16,16 +17,44 @@ namespace flowperf::engine {
 // Share of a whole-test count (bytes or transactions) for stream i of n.
 uint64_t quota_for(uint64_t count, uint32_t i, uint32_t n);
 
+// The socket options of one end's data sockets: every data socket of every
+// test gets them through net::apply_socket_options(), on both ends and over
+// every wire protocol. TCP's own options are left out for UDP tests.
+net::SocketOptions socket_options(const spec::TestSpec& spec, spec::End end);
+
+// Up to `limit` bytes of a fill file (TestSpec::fill_file, netperf -F), for
+// the client's send buffers. Throws a usage Error naming -F when the file
+// cannot be read or is empty.
+std::string read_fill_file(const std::string& path, size_t limit);
+
+// What a wire protocol's peer expects of the flows beyond the spec. The
+// defaults are flowperf's own protocol.
+struct FlowOptions {
+  // UDP_RR client: whether an answer must echo its request's sequence
+  // number (netserver answers with its own bytes: false).
+  bool match_sequence = true;
+  // UDP server flows: a zero-length datagram ends the flow (netperf's
+  // end-of-test mark).
+  bool end_on_empty = false;
+  // TCP_CRR and TCP_CC client: each connection is bound to this address
+  // first, on a port of the kernel's choosing (netperf -L, test -L); unset
+  // (len 0): not bound.
+  net::Address crr_source;
+};
+
 // Client flows. sockets: one per stream (TCP connected, or UDP connected);
-// empty for TCP_CRR, which connects to crr_server itself.
+// empty for TCP_CRR, which connects to crr_server itself. Reads
+// spec.fill_file (throws a runtime Error when it cannot).
 std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& spec,
                                                 std::vector<net::Fd> sockets,
-                                                const net::Address& crr_server);
+                                                const net::Address& crr_server,
+                                                const FlowOptions& options = {});
 
 // Server flows. sockets: one per stream; for TCP_CRR, empty, and
 // crr_listeners holds one listening socket per worker thread.
 std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& spec,
                                                 std::vector<net::Fd> sockets,
-                                                const std::vector<int>& crr_listeners);
+                                                const std::vector<int>& crr_listeners,
+                                                const FlowOptions& options = {});
 
 }  // namespace flowperf::engine

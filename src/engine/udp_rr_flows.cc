@@ -65,7 +65,7 @@ constexpr suseconds_t kCoarseWaitUs = 1000;
 }  // namespace
 
 UdpRrClientFlow::UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64_t quota,
-                                 std::chrono::microseconds min_timeout)
+                                 std::chrono::microseconds min_timeout, std::string_view fill)
     : fd_(std::move(fd)),
       out_(std::make_unique<char[]>(std::max<uint32_t>(req, 8))),  // copy_upto8 needs 8
       in_(std::make_unique<char[]>(std::max<uint32_t>(resp, 65536))),
@@ -76,6 +76,7 @@ UdpRrClientFlow::UdpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64
       quota_(quota) {
   rto_.min_ns = std::chrono::nanoseconds(min_timeout).count();
   std::memset(out_.get(), 'u', std::max<uint32_t>(req, 8));
+  fill_with(out_.get(), req, fill);
 }
 
 void UdpRrClientFlow::set_mode(bool blocking) noexcept {

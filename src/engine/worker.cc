@@ -1,5 +1,6 @@
 #include "engine/worker.h"
 
+#include <fmt/format.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -12,9 +13,12 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstring>
 #include <functional>
 #include <mutex>
 
+#include "core/cpu_pin.h"
+#include "core/error.h"
 #include "net/data_calls.h"
 #include "net/fd.h"
 
@@ -339,7 +343,13 @@ void Side::signal_blocked_workers() const noexcept {
       ::pthread_kill(handles_[g], kWakeSignal);
 }
 
-void Side::launch() {
+void Side::launch(int cpu) {
+  // Threads start with their creator's CPU set: pinned for as long as it
+  // takes to create them, this thread hands the binding to all of them.
+  core::CpuPin pin(cpu);
+  if (cpu >= 0 && !pin.ok())
+    throw runtime_error(fmt::format("--cpu-bind {}: cannot bind the data path to CPU {}: {}", cpu,
+                                    cpu, std::strerror(pin.error())));
   // The wake signal interrupts a blocking system call (no SA_RESTART) and
   // does nothing else.
   static std::once_flag handler;

@@ -38,8 +38,10 @@ class Side {
   Side(const Side&) = delete;
   Side& operator=(const Side&) = delete;
 
-  // Starts the worker threads; they wait at the gate.
-  void launch();
+  // Starts the worker threads; they wait at the gate. With cpu >= 0 they
+  // run on that CPU alone (--cpu-bind, netperf -T); throws a runtime Error
+  // when this process may not use it.
+  void launch(int cpu = -1);
   // Opens the gate; every flow's clock starts now. Returns the start time.
   Clock::time_point go();
   // Moves every flow to phase p, waking workers that sleep in poll or epoll,

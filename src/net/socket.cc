@@ -86,13 +86,16 @@ Fd bind_socket(const Address& addr, int socktype, int backlog) {
 }
 
 Fd connect_tcp(const Address& addr, std::chrono::steady_clock::time_point deadline, int* err,
-               int sndbuf, int rcvbuf) {
+               const SocketOptions* options, SocketOptionErrors* failed) {
   Fd fd(::socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd) {
     *err = errno;
     return {};
   }
-  set_buffers(fd.get(), sndbuf, rcvbuf);
+  if (options) {
+    const SocketOptionErrors e = apply_socket_options(fd.get(), *options);
+    if (failed) *failed = e;
+  }
   if (::connect(fd.get(), addr.sa(), addr.len) < 0) {
     if (errno != EINPROGRESS) {
       *err = errno;
@@ -143,16 +146,11 @@ void set_nonblocking(int fd, bool on) {
   ::fcntl(fd, F_SETFL, on ? (flags | O_NONBLOCK) : (flags & ~O_NONBLOCK));
 }
 
-bool set_nodelay(int fd, bool on) {
-  int v = on ? 1 : 0;
-  return ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &v, sizeof v) == 0;
-}
+namespace {
 
-void set_congestion_control(int fd, const std::string& name) {
-  if (::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, name.data(),
-                   static_cast<socklen_t>(name.size())) == 0)
-    return;
-  int err = errno;
+// "cannot use congestion control 'x': No such file or directory (this
+// kernel has: reno cubic)".
+std::string congestion_problem(const std::string& name, int err) {
   std::string available;
   if (FILE* f = std::fopen("/proc/sys/net/ipv4/tcp_available_congestion_control", "r")) {
     char buf[256] = {};
@@ -160,41 +158,72 @@ void set_congestion_control(int fd, const std::string& name) {
     std::fclose(f);
     while (!available.empty() && available.back() == '\n') available.pop_back();
   }
-  throw runtime_error("cannot use congestion control '" + name + "': " + sys::errno_text(err) +
-                      (available.empty() ? "" : " (this kernel has: " + available + ")"));
+  return "cannot use congestion control '" + name + "': " + sys::errno_text(err) +
+         (available.empty() ? "" : " (this kernel has: " + available + ")");
 }
 
-bool set_buffers(int fd, int sndbuf, int rcvbuf) {
-  bool ok = true;
-  if (sndbuf > 0) ok &= ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf) == 0;
-  if (rcvbuf > 0) ok &= ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf) == 0;
-  return ok;
+// 0, or errno when setsockopt fails.
+int set_int(int fd, int level, int name, int value) noexcept {
+  return ::setsockopt(fd, level, name, &value, sizeof value) == 0 ? 0 : errno;
 }
 
-bool set_tos(int fd, int tos) {
+// IP_TOS (IPv4) or IPV6_TCLASS (IPv6, and IP_TOS too for a v6 socket that
+// may carry v4-mapped traffic), by the socket's family; 0 or errno.
+int set_tos(int fd, int tos) noexcept {
   sockaddr_storage ss{};
   socklen_t len = sizeof ss;
-  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) < 0) return false;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len) < 0) return errno;
   if (ss.ss_family == AF_INET6) {
-    bool ok = ::setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &tos, sizeof tos) == 0;
-    ::setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof tos);  // v4-mapped peers
-    return ok;
+    const int err = set_int(fd, IPPROTO_IPV6, IPV6_TCLASS, tos);
+    set_int(fd, IPPROTO_IP, IP_TOS, tos);  // v4-mapped peers
+    return err;
   }
-  return ::setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof tos) == 0;
+  return set_int(fd, IPPROTO_IP, IP_TOS, tos);
 }
 
-bool set_priority(int fd, int priority) {
-  return ::setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &priority, sizeof priority) == 0;
+}  // namespace
+
+SocketOptionErrors apply_socket_options(int fd, const SocketOptions& o) noexcept {
+  SocketOptionErrors e;
+  if (o.sndbuf > 0) e.sndbuf = set_int(fd, SOL_SOCKET, SO_SNDBUF, o.sndbuf);
+  if (o.rcvbuf > 0) e.rcvbuf = set_int(fd, SOL_SOCKET, SO_RCVBUF, o.rcvbuf);
+  if (o.nodelay) e.nodelay = set_int(fd, IPPROTO_TCP, TCP_NODELAY, 1);
+  if (o.cork) e.cork = set_int(fd, IPPROTO_TCP, TCP_CORK, 1);
+  if (o.keepalive) e.keepalive = set_int(fd, SOL_SOCKET, SO_KEEPALIVE, 1);
+  // IP_TOS sets the priority too (from the TOS bits): TOS first, so that
+  // an explicit priority stands.
+  if (o.tos >= 0) e.tos = set_tos(fd, o.tos);
+  if (o.priority >= 0) e.priority = set_int(fd, SOL_SOCKET, SO_PRIORITY, o.priority);
+  if (!o.congestion.empty() && ::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o.congestion.data(),
+                                            static_cast<socklen_t>(o.congestion.size())) != 0)
+    e.congestion = errno;
+  return e;
 }
 
-bool set_keepalive(int fd, bool on) {
-  int v = on ? 1 : 0;
-  return ::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &v, sizeof v) == 0;
+std::string describe(const SocketOptionErrors& e, const SocketOptions& o) {
+  std::string out;
+  auto add = [&](int err, const std::string& what) {
+    if (!err) return;
+    out += (out.empty() ? "" : "; ") + what + ": " + sys::errno_text(err);
+  };
+  add(e.sndbuf, "SO_SNDBUF " + std::to_string(o.sndbuf));
+  add(e.rcvbuf, "SO_RCVBUF " + std::to_string(o.rcvbuf));
+  add(e.nodelay, "TCP_NODELAY");
+  add(e.cork, "TCP_CORK");
+  add(e.keepalive, "SO_KEEPALIVE");
+  add(e.priority, "SO_PRIORITY " + std::to_string(o.priority) +
+                      (e.priority == EPERM ? " (above 6 needs CAP_NET_ADMIN)" : ""));
+  char tos[8];
+  std::snprintf(tos, sizeof tos, "%#x", static_cast<unsigned>(o.tos));
+  add(e.tos, std::string("IP TOS ") + tos);
+  if (e.congestion)
+    out += (out.empty() ? "" : "; ") + congestion_problem(o.congestion, e.congestion);
+  return out;
 }
 
-bool set_cork(int fd, bool on) {
-  int v = on ? 1 : 0;
-  return ::setsockopt(fd, IPPROTO_TCP, TCP_CORK, &v, sizeof v) == 0;
+void apply_socket_options_or_throw(int fd, const SocketOptions& o, const std::string& what) {
+  const SocketOptionErrors e = apply_socket_options(fd, o);
+  if (e.any()) throw runtime_error("cannot set up " + what + ": " + describe(e, o));
 }
 
 static int get_int_opt(int fd, int opt) {

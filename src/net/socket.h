@@ -37,29 +37,69 @@ std::vector<Address> resolve(const std::string& host, uint16_t port, Family fami
 // A listening TCP socket or a bound UDP socket. Throws a runtime Error.
 Fd bind_socket(const Address& addr, int socktype, int backlog = 1024);
 
+struct SocketOptions;
+struct SocketOptionErrors;
+
 // Connects a TCP socket before the deadline; returns an invalid Fd and sets
-// *err (an errno value) on failure.
+// *err (an errno value) on failure. The socket gets `options` before it
+// connects; which of them the kernel refused goes in *failed (if given).
 Fd connect_tcp(const Address& addr, std::chrono::steady_clock::time_point deadline, int* err,
-               int sndbuf = 0, int rcvbuf = 0);
+               const SocketOptions* options = nullptr, SocketOptionErrors* failed = nullptr);
 
 Address local_address(int fd);
 Address peer_address(int fd);
 
 void set_nonblocking(int fd, bool on);
-bool set_nodelay(int fd, bool on);
-// Sets TCP_CONGESTION; throws a runtime Error naming the algorithms the
-// kernel has when it refuses.
-void set_congestion_control(int fd, const std::string& name);
-// Sets SO_SNDBUF/SO_RCVBUF when the request is > 0; returns false on failure.
-bool set_buffers(int fd, int sndbuf, int rcvbuf);
-// IP_TOS (IPv4) or IPV6_TCLASS (IPv6, both for a v6 socket that may carry
-// v4-mapped traffic), by the socket's family; false on failure.
-bool set_tos(int fd, int tos);
-bool set_priority(int fd, int priority);  // SO_PRIORITY
-bool set_keepalive(int fd, bool on);      // SO_KEEPALIVE
-bool set_cork(int fd, bool on);           // TCP_CORK
 int get_sndbuf(int fd);
 int get_rcvbuf(int fd);
+
+// The options one end's data sockets get (engine::socket_options() builds
+// them from a TestSpec). apply_socket_options() is the one place a data
+// socket of any test, front end or wire protocol gets them; a listener's
+// are inherited by the connections it accepts.
+struct SocketOptions {
+  int sndbuf = 0, rcvbuf = 0;  // SO_SNDBUF, SO_RCVBUF; 0: the system default
+  bool nodelay = false;        // TCP_NODELAY
+  bool cork = false;           // TCP_CORK
+  bool keepalive = false;      // SO_KEEPALIVE
+  int tos = -1;                // IP_TOS / IPV6_TCLASS; -1: leave alone
+  int priority = -1;           // SO_PRIORITY; -1: leave alone
+  std::string congestion;      // TCP_CONGESTION; empty: the system default
+
+  // Whether apply_socket_options() has anything to set: a TCP_CRR client
+  // makes no option calls per connection when it has not.
+  bool any() const noexcept {
+    return sndbuf > 0 || rcvbuf > 0 || nodelay || cork || keepalive || tos >= 0 || priority >= 0 ||
+           !congestion.empty();
+  }
+  bool operator==(const SocketOptions&) const = default;
+};
+
+// What apply_socket_options() could not set: the errno of each option the
+// kernel refused, 0 for those that took or were not asked for.
+struct SocketOptionErrors {
+  int sndbuf = 0, rcvbuf = 0, nodelay = 0, cork = 0, keepalive = 0, tos = 0, priority = 0,
+      congestion = 0;
+  bool any() const noexcept {
+    return sndbuf || rcvbuf || nodelay || cork || keepalive || tos || priority || congestion;
+  }
+};
+
+// Sets every option `o` asks for on fd, all of them even when one fails,
+// and says which failed. Allocates nothing and throws nothing (a TCP_CRR
+// client calls it for every connection). The caller's protocol decides
+// which failures matter: the builder leaves TCP's options out of a UDP
+// test's set.
+SocketOptionErrors apply_socket_options(int fd, const SocketOptions& o) noexcept;
+
+// One line naming each option that failed and why ("SO_PRIORITY 7:
+// Operation not permitted"); a refused congestion control names the ones
+// the kernel has. Empty when none failed.
+std::string describe(const SocketOptionErrors& failed, const SocketOptions& asked);
+
+// apply_socket_options(), throwing a runtime Error that names every option
+// the kernel refused (prefixed with `what`, e.g. "the server's data socket").
+void apply_socket_options_or_throw(int fd, const SocketOptions& o, const std::string& what);
 
 // Raises RLIMIT_NOFILE to its hard limit; returns the soft limit now in force.
 uint64_t raise_fd_limit();

@@ -86,6 +86,7 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   ro.meter_at = local;
   ro.interrupt = o.interrupt;
   ro.on_interval = o.on_interval;
+  ro.cpu = spec.local.cpu;
   SideRunner runner(engine::client_flows(spec, std::move(sockets), crr_server), ro);
   runner.launch();
 

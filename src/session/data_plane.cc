@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "engine/test_plan.h"
 #include "net/sys.h"
 
 namespace flowperf::session {
@@ -33,18 +34,32 @@ void bind_or_throw(int fd, const net::Address& addr) {
                         net::sys::errno_text(errno));
 }
 
+// netperf's data ports and addresses (test -P, -H, -L) travel in the spec,
+// but flowperf's own protocol chooses its data sockets itself.
+void refuse_netperf_endpoints(const spec::TestSpec& s, spec::End end) {
+  const spec::SideOptions& o = s.side(end);
+  if (o.data_port != 0 || !o.data_host.empty())
+    throw usage_error(
+        "a data port or data address for " +
+        std::string(end == spec::End::kLocal ? "the client" : "the server") +
+        " (netperf's test -P, -H, -L) is not carried by flowperf's own protocol; flowperf "
+        "chooses its data ports itself");
+}
+
 }  // namespace
 
 ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& local,
                                   unsigned threads) {
   ServerDataPlane p;
+  refuse_netperf_endpoints(s, spec::End::kRemote);
   net::Address any = local;
   any.set_port(0);
-  const int sndbuf = static_cast<int>(s.remote_sndbuf), rcvbuf = static_cast<int>(s.remote_rcvbuf);
+  const net::SocketOptions options = engine::socket_options(s, spec::End::kRemote);
+  const char* what = "the server's data socket";
   if (spec::info(s.test).protocol == Protocol::kUdp) {
     for (uint32_t i = 0; i < s.streams; ++i) {
       net::Fd fd = make_socket(any, SOCK_DGRAM);
-      net::set_buffers(fd.get(), sndbuf, rcvbuf);
+      net::apply_socket_options_or_throw(fd.get(), options, what);
       bind_or_throw(fd.get(), any);
       p.udp_ports.push_back(net::local_address(fd.get()).port());
       if (i == 0) {
@@ -62,11 +77,9 @@ ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& l
     int one = 1;
     ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (listeners > 1) ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
-    // Accepted sockets inherit these; the window must be set before listen().
-    net::set_buffers(fd.get(), sndbuf, rcvbuf);
-    if (s.nodelay) net::set_nodelay(fd.get(), true);
-    // Accepted connections inherit the listener's congestion control.
-    if (!s.congestion_control.empty()) net::set_congestion_control(fd.get(), s.congestion_control);
+    // Accepted connections inherit the listener's options; the window must
+    // be set before listen().
+    net::apply_socket_options_or_throw(fd.get(), options, what);
     bind_or_throw(fd.get(), addr);
     if (::listen(fd.get(), 4096) < 0)
       throw runtime_error("cannot listen on a data socket: " + net::sys::errno_text(errno));
@@ -140,7 +153,9 @@ std::vector<net::Fd> accept_streams(int listener, uint64_t cookie, uint32_t stre
 std::vector<net::Fd> open_client_sockets(const spec::TestSpec& s, const net::Address& server,
                                          const proto::SetupOk& ok, Clock::time_point deadline) {
   std::vector<net::Fd> out;
-  const int sndbuf = static_cast<int>(s.local_sndbuf), rcvbuf = static_cast<int>(s.local_rcvbuf);
+  refuse_netperf_endpoints(s, spec::End::kLocal);
+  const net::SocketOptions options = engine::socket_options(s, spec::End::kLocal);
+  const char* what = "the client's data socket";
   if (spec::info(s.test).protocol == Protocol::kUdp) {
     if (ok.udp_ports.size() != s.streams)
       throw runtime_error("the server offered " + std::to_string(ok.udp_ports.size()) +
@@ -149,7 +164,7 @@ std::vector<net::Fd> open_client_sockets(const spec::TestSpec& s, const net::Add
       net::Address a = server;
       a.set_port(ok.udp_ports[i]);
       net::Fd fd = make_socket(a, SOCK_DGRAM);
-      net::set_buffers(fd.get(), sndbuf, rcvbuf);
+      net::apply_socket_options_or_throw(fd.get(), options, what);
       if (s.test == TestKind::kUdpStream) {
         int have = net::get_sndbuf(fd.get());
         if (s.effective_send_size() > static_cast<uint32_t>(have))
@@ -164,12 +179,22 @@ std::vector<net::Fd> open_client_sockets(const spec::TestSpec& s, const net::Add
     }
     return out;
   }
-  if (spec::info(s.test).connect_per_transaction) return out;
   net::Address a = server;
   a.set_port(ok.tcp_port);
+  if (spec::info(s.test).connect_per_transaction) {
+    // The flows connect, and set the options on each connection without
+    // looking back: whether the kernel takes them is found out here, once.
+    net::Fd probe = make_socket(a, SOCK_STREAM);
+    net::apply_socket_options_or_throw(probe.get(), options, what);
+    return out;
+  }
   for (uint32_t i = 0; i < s.streams; ++i) {
     int err = 0;
-    net::Fd fd = net::connect_tcp(a, deadline, &err, sndbuf, rcvbuf);
+    net::SocketOptionErrors failed;
+    net::Fd fd = net::connect_tcp(a, deadline, &err, &options, &failed);
+    if (failed.any())
+      throw runtime_error("cannot set up " + std::string(what) + ": " +
+                          net::describe(failed, options));
     // Thousands of connections at once can overrun the server's accept
     // queue (a refusal when tcp_abort_on_overflow is set, EAGAIN when the
     // kernel is short of request slots): back off and try again while
@@ -179,7 +204,7 @@ std::vector<net::Fd> open_client_sockets(const spec::TestSpec& s, const net::Add
          !fd && (err == ECONNREFUSED || err == EAGAIN) && Clock::now() + pause < give_up;
          pause = std::min(pause * 2, std::chrono::milliseconds(100))) {
       std::this_thread::sleep_for(pause);
-      fd = net::connect_tcp(a, deadline, &err, sndbuf, rcvbuf);
+      fd = net::connect_tcp(a, deadline, &err, &options);
     }
     if (!fd)
       throw runtime_error("cannot open data connection " + std::to_string(i + 1) + " to " +
@@ -189,8 +214,6 @@ std::vector<net::Fd> open_client_sockets(const spec::TestSpec& s, const net::Add
                                ? " — the control port answers but the data port does not: is a "
                                  "firewall dropping the server's data ports?"
                                : ""));
-    if (s.nodelay) net::set_nodelay(fd.get(), true);
-    if (!s.congestion_control.empty()) net::set_congestion_control(fd.get(), s.congestion_control);
     uint8_t greeting[kGreetingBytes];
     std::memcpy(greeting, &ok.cookie, 8);
     std::memcpy(greeting + 8, &i, 4);

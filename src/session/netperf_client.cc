@@ -29,7 +29,6 @@
 #include "core/cpu_pin.h"
 #include "core/error.h"
 #include "engine/collect.h"
-#include "engine/rr_flows.h"
 #include "engine/test_plan.h"
 #include "engine/worker.h"
 #include "net/sys.h"
@@ -61,32 +60,33 @@ struct Buffers {
   int sndbuf = 0, rcvbuf = 0;
 };
 
-// netperf's per-socket options on one of our data sockets, before it binds
-// or connects, as netperf's create_data_socket() sets them. A congestion
-// control the kernel refuses is an error (naming what it has); the others
-// are hints netperf also only warns about, so they are set when they can be.
-void apply_data_options(int fd, int type, const NetperfDataOptions& d) {
-  const bool tcp = type == SOCK_STREAM;
-  if (tcp && !d.local_cong.empty()) net::set_congestion_control(fd, d.local_cong);
-  if (tcp && d.cork) net::set_cork(fd, true);
-  if (d.keepalive) net::set_keepalive(fd, true);
-  if (d.local_prio >= 0) net::set_priority(fd, d.local_prio);
-  if (d.local_tos >= 0) net::set_tos(fd, d.local_tos);
+// Our end's socket options (engine::socket_options) on one of our data
+// sockets, before it binds or connects, as netperf's create_data_socket()
+// sets them. A congestion control the kernel refuses is an error (naming
+// what it has); the others are hints netperf also only warns about, so they
+// are set when they can be.
+void apply_data_options(int fd, const net::SocketOptions& o) {
+  const net::SocketOptionErrors failed = net::apply_socket_options(fd, o);
+  if (failed.congestion) {
+    net::SocketOptionErrors cc;
+    cc.congestion = failed.congestion;
+    throw runtime_error(net::describe(cc, o));
+  }
 }
 
 // A socket of `type` to `to`, bound to `from` when given (netperf -L, test
-// -P). TCP sockets are connected before the deadline; UDP sockets are only
-// bound (netperf names its UDP port in the request before it connects).
-net::Fd open_socket(const net::Address& to, const net::Address* from, int type, int sndbuf,
-                    int rcvbuf, Clock::time_point deadline, int* err, Buffers* buffers = nullptr,
-                    const NetperfDataOptions* data = nullptr) {
+// -P), with `options` (none for the control connection). TCP sockets are
+// connected before the deadline; UDP sockets are only bound (netperf names
+// its UDP port in the request before it connects).
+net::Fd open_socket(const net::Address& to, const net::Address* from, int type,
+                    Clock::time_point deadline, int* err, Buffers* buffers = nullptr,
+                    const net::SocketOptions* options = nullptr) {
   net::Fd fd(::socket(to.family(), type | SOCK_CLOEXEC, 0));
   if (!fd) {
     *err = errno;
     return {};
   }
-  if (data) apply_data_options(fd.get(), type, *data);
-  net::set_buffers(fd.get(), sndbuf, rcvbuf);
+  if (options) apply_data_options(fd.get(), *options);
   if (buffers) *buffers = {net::get_sndbuf(fd.get()), net::get_rcvbuf(fd.get())};
   net::Address local;
   if (from) {
@@ -217,7 +217,7 @@ np::OmniRequest make_request(const spec::TestSpec& s, int family) {
 // TCP_CC as netperf 2.7 asks for it: the classic DO_TCP_CC message (TCP_RR's
 // layout), whose answers are read into the omni structures the rest of a
 // test uses.
-np::Frame classic_cc_request(const np::OmniRequest& omni, const NetperfDataOptions& d) {
+np::Frame classic_cc_request(const np::OmniRequest& omni, const spec::SideOptions& remote) {
   np::ClassicTcpRrRequest r;
   r.recv_buf_size = omni.recv_buf_size;
   r.send_buf_size = omni.send_buf_size;
@@ -226,9 +226,9 @@ np::Frame classic_cc_request(const np::OmniRequest& omni, const NetperfDataOptio
   r.no_delay = (omni.flags & np::kFlagNoDelay) ? 1 : 0;
   r.measure_cpu = (omni.flags & np::kFlagMeasureCpu) ? 1 : 0;
   r.test_length = omni.test_length;
-  r.port = d.remote_port;
+  r.port = remote.data_port;
   r.ipfamily = static_cast<int32_t>(omni.ipfamily);
-  return np::encode_classic_tcp_rr_request(r, np::kDoTcpCc, d.remote_cpu < 0 ? -1 : d.remote_cpu);
+  return np::encode_classic_tcp_rr_request(r, np::kDoTcpCc, remote.cpu < 0 ? -1 : remote.cpu);
 }
 
 np::OmniResponse classic_cc_setup(const np::Frame& f) {
@@ -373,8 +373,7 @@ Control open_control(const spec::TestSpec& spec, const NetperfClientOptions& o) 
       c.local_bind = locals.front();
       c.have_local = true;
     }
-    c.fd =
-        open_socket(a, c.have_local ? &c.local_bind : nullptr, SOCK_STREAM, 0, 0, after(10), &err);
+    c.fd = open_socket(a, c.have_local ? &c.local_bind : nullptr, SOCK_STREAM, after(10), &err);
     if (c.fd) {
       c.server = a;
       break;
@@ -405,19 +404,21 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   result.remote = c.remote;
   result.server_software = "netperf protocol";
   const std::string& where = c.where;
-  const NetperfDataOptions& d = o.data;
+  const spec::SideOptions &ours = spec.local, &theirs = spec.remote;
+  const net::SocketOptions options = engine::socket_options(spec, spec::End::kLocal);
   int err = 0;
   // Where the data connection goes: the control's server, or test -H's.
   const net::Address server =
-      d.remote_host.empty() ? c.server
-                            : data_address(d.remote_host, "-H", c.server.family(), spec.ip_family);
+      theirs.data_host.empty()
+          ? c.server
+          : data_address(theirs.data_host, "-H", c.server.family(), spec.ip_family);
   // Data sockets bind to -L's address, on test -P's local port or any. A
   // TCP_CRR connection takes a new ephemeral port each time (netperf walks
   // its client port range there and ignores -P's local port too).
   net::Address data_bind = c.local_bind;
   bool bound_here = c.have_local;
-  if (!d.local_host.empty()) {
-    data_bind = data_address(d.local_host, "-L", server.family(), spec.ip_family);
+  if (!ours.data_host.empty()) {
+    data_bind = data_address(ours.data_host, "-L", server.family(), spec.ip_family);
     bound_here = true;
   } else if (!c.have_local || c.local_bind.family() != server.family()) {
     data_bind = net::Address{};
@@ -427,16 +428,15 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   }
   const bool conn_test = info.connect_per_transaction;  // TCP_CRR, TCP_CC
   const bool cc = spec.test == TestKind::kTcpCc;
-  data_bind.set_port(conn_test ? 0 : d.local_port);
-  const bool have_local = bound_here || (d.local_port != 0 && !conn_test);
+  data_bind.set_port(conn_test ? 0 : ours.data_port);
+  const bool have_local = bound_here || (ours.data_port != 0 && !conn_test);
 
   // 2. UDP: the data socket first, so the request can name its port.
   net::Fd udp_socket;
   Buffers buffers;
   if (udp) {
-    udp_socket = open_socket(server, have_local ? &data_bind : nullptr, SOCK_DGRAM,
-                             static_cast<int>(spec.local_sndbuf),
-                             static_cast<int>(spec.local_rcvbuf), after(10), &err, &buffers, &d);
+    udp_socket = open_socket(server, have_local ? &data_bind : nullptr, SOCK_DGRAM, after(10), &err,
+                             &buffers, &options);
     if (!udp_socket)
       throw runtime_error("cannot open a UDP data socket" + bound_to(data_bind, have_local) + ": " +
                           net::sys::errno_text(err));
@@ -454,15 +454,15 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   np::OmniRequest request = make_request(spec, server.family());
   if (o.measure_remote_cpu) request.flags |= np::kFlagMeasureCpu;
   if (udp_socket) name_local_socket(request, udp_socket.get());
-  request.data_port = d.remote_port;
-  if (!d.remote_host.empty()) request.netserver_ip = ip_words(server);  // it listens there
-  request.cong_control = d.remote_cong;
-  request.socket_prio = d.remote_prio;
-  request.socket_tos = d.remote_tos;
-  if (d.keepalive) request.flags |= np::kFlagKeepalive;
+  request.data_port = theirs.data_port;
+  if (!theirs.data_host.empty()) request.netserver_ip = ip_words(server);  // it listens there
+  request.cong_control = theirs.cc;
+  request.socket_prio = theirs.priority;
+  request.socket_tos = theirs.tos;
+  if (spec.keepalive) request.flags |= np::kFlagKeepalive;
   const np::Frame req_frame =
-      cc ? classic_cc_request(request, d)
-         : np::encode_omni_request(request, d.remote_cpu < 0 ? -1 : d.remote_cpu);
+      cc ? classic_cc_request(request, theirs)
+         : np::encode_omni_request(request, theirs.cpu < 0 ? -1 : theirs.cpu);
   if (net::sys::write_all(c.fd.get(), req_frame.data(), req_frame.size(), after(10)) !=
       net::sys::IoStatus::kOk)
     throw runtime_error("the server at " + where + " went away (cannot send the test request)");
@@ -502,46 +502,29 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
     end_marker = net::Fd(::fcntl(udp_socket.get(), F_DUPFD_CLOEXEC, 0));
     sockets.push_back(std::move(udp_socket));
   } else if (!conn_test) {
-    net::Fd fd = open_socket(data_server, have_local ? &data_bind : nullptr, SOCK_STREAM,
-                             static_cast<int>(spec.local_sndbuf),
-                             static_cast<int>(spec.local_rcvbuf), after(30), &err, &buffers, &d);
+    net::Fd fd = open_socket(data_server, have_local ? &data_bind : nullptr, SOCK_STREAM, after(30),
+                             &err, &buffers, &options);
     if (!fd)
       throw runtime_error("cannot open the data connection to " + data_server.to_string() +
                           bound_to(data_bind, have_local) + ": " + net::sys::errno_text(err));
-    if (spec.nodelay) net::set_nodelay(fd.get(), true);
     sockets.push_back(std::move(fd));
   } else {
-    // TCP_CRR's and TCP_CC's flow opens its own sockets; report what a new one gets.
+    // TCP_CRR's and TCP_CC's flow opens its own sockets, setting the options
+    // on each without looking back: a new one shows what they get, and
+    // whether the kernel takes them.
     net::Fd probe(::socket(server.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
-    net::set_buffers(probe.get(), static_cast<int>(spec.local_sndbuf),
-                     static_cast<int>(spec.local_rcvbuf));
+    apply_data_options(probe.get(), options);
     buffers = {net::get_sndbuf(probe.get()), net::get_rcvbuf(probe.get())};
   }
-  engine::SocketOptions crr_options{static_cast<int>(spec.local_sndbuf),
-                                    static_cast<int>(spec.local_rcvbuf), spec.nodelay};
-  crr_options.tos = d.local_tos;
-  crr_options.priority = d.local_prio;
-  crr_options.keepalive = d.keepalive;
-  crr_options.congestion = d.local_cong;
-  if (bound_here) crr_options.source = data_bind;  // port 0: a new one per connection
-  auto flows = engine::client_flows(spec, std::move(sockets), data_server);
-  if (conn_test)  // the same flow, with netperf's socket options (TCP_CC: and no data)
-    flows[0] = std::make_unique<engine::CrrClientFlow>(data_server, crr_options,
-                                                       cc ? 0 : spec.request_size,
-                                                       cc ? 0 : spec.response_size, spec.count);
-  if (auto* rr = dynamic_cast<engine::UdpRrClientFlow*>(flows[0].get())) {
-    rr->match_sequence = false;  // netserver answers with its own bytes
-    rr->set_first_burst(static_cast<uint32_t>(std::max(d.first_burst, 0)));
-  }
-  if (auto* rr = dynamic_cast<engine::TcpRrClientFlow*>(flows[0].get()))
-    rr->set_first_burst(static_cast<uint32_t>(std::max(d.first_burst, 0)));
+  engine::FlowOptions wire;
+  wire.match_sequence = false;                  // netserver answers UDP_RR with its own bytes
+  if (bound_here) wire.crr_source = data_bind;  // port 0: a new one per connection
   SideRunner::Options ro;
   ro.interval_s = spec.interval_s;
-  ro.meter_at =
-      net::local_address(c.fd.get());  // our CPU (and interface), as netperf -c measures it
+  ro.meter_at = net::local_address(c.fd.get());  // our CPU (and interface), as netperf -c does
   ro.interrupt = o.interrupt;
   ro.on_interval = o.on_interval;
-  SideRunner runner(std::move(flows), ro);
+  SideRunner runner(engine::client_flows(spec, std::move(sockets), data_server, wire), ro);
   runner.launch();
   const Clock::time_point t0 = runner.go();
 
@@ -616,10 +599,10 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
 std::vector<TestResult> run_netperf_tests(const spec::TestSpec& spec, const NetperfClientOptions& o,
                                           const std::function<bool(const TestResult&)>& again) {
   // netperf -T: this thread, and the workers it starts, run on one CPU.
-  core::CpuPin pin(o.data.local_cpu);
-  if (o.data.local_cpu >= 0 && !pin.ok())
-    throw usage_error(fmt::format("-T {}: cannot bind to CPU {}: {}", o.data.local_cpu,
-                                  o.data.local_cpu, net::sys::errno_text(pin.error())));
+  core::CpuPin pin(spec.local.cpu);
+  if (spec.local.cpu >= 0 && !pin.ok())
+    throw usage_error(fmt::format("-T {}: cannot bind to CPU {}: {}", spec.local.cpu,
+                                  spec.local.cpu, net::sys::errno_text(pin.error())));
   Control c = open_control(spec, o);
   if (!o.passphrase.empty()) {
     // netserver gets no reply to it: a wrong one just closes the connection

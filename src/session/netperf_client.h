@@ -16,20 +16,6 @@
 
 namespace flowperf::session {
 
-// netperf's options for the data connection and the data-path thread, for
-// this end (local_*) and for the netserver (remote_*, carried in the request).
-struct NetperfDataOptions {
-  uint16_t local_port = 0, remote_port = 0;  // test -P lport,rport; 0: ephemeral
-  std::string local_cong, remote_cong;       // test -K: TCP_CONGESTION; empty: default
-  bool cork = false;                         // test -C: TCP_CORK on our TCP data socket
-  int first_burst = 0;                       // test -b: extra requests in flight (RR)
-  int local_cpu = -1, remote_cpu = -1;       // -T: CPU for the data path; -1: any
-  int local_tos = -1, remote_tos = -1;       // -Y: IP_TOS / IPV6_TCLASS; -1: leave
-  int local_prio = -1, remote_prio = -1;     // -y: SO_PRIORITY; -1: leave
-  bool keepalive = false;                    // -S: SO_KEEPALIVE on data sockets, both ends
-  std::string remote_host, local_host;       // test -H, -L: the data connection's addresses
-};
-
 struct NetperfClientOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 12865;
@@ -39,7 +25,6 @@ struct NetperfClientOptions {
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const IntervalSample&)> on_interval;  // netperf -D interim results
   bool measure_remote_cpu = false;  // netperf -C: ask the server to measure its CPU
-  NetperfDataOptions data;
   // netperf -Z: sent first on the control connection, for a netserver
   // started with -Z (empty: none).
   std::string passphrase;
@@ -48,6 +33,11 @@ struct NetperfClientOptions {
   std::function<void()> on_connected;
 };
 
+// The data connection's options come from the spec: its local and remote
+// SideOptions (congestion control, TOS, priority, CPU, data port and host),
+// keepalive, cork (ours only: netperf's protocol cannot ask the server) and
+// burst.
+//
 // Throws Error before the test starts (no netserver, refused); failures
 // after the start come back in TestResult::error with partial results.
 TestResult run_netperf_test(const spec::TestSpec& spec, const NetperfClientOptions& options);

@@ -40,8 +40,7 @@
 
 #include "core/cpu_pin.h"
 #include "engine/collect.h"
-#include "engine/rr_flows.h"
-#include "engine/stream_flows.h"
+#include "engine/test_plan.h"
 #include "engine/worker.h"
 #include "net/socket.h"
 #include "net/sys.h"
@@ -105,6 +104,30 @@ struct DataSocket {
   int sndbuf = 0, rcvbuf = 0;
   int32_t send_size = 0, recv_size = 0;  // chosen bytes per call
 };
+
+// The plan as a TestSpec whose remote end is this server's, for the socket
+// options and the flows every protocol shares. With the data socket, the
+// sizes per call are the ones netserver chose.
+spec::TestSpec as_spec(const Plan& p, const DataSocket* ds = nullptr) {
+  spec::TestSpec s;
+  s.test = p.kind;
+  s.remote_sndbuf = p.sndbuf > 0 ? static_cast<uint32_t>(p.sndbuf) : 0;
+  s.remote_rcvbuf = p.rcvbuf > 0 ? static_cast<uint32_t>(p.rcvbuf) : 0;
+  s.nodelay = p.nodelay;
+  s.keepalive = p.keepalive;
+  s.remote.cc = p.cong;
+  s.remote.tos = p.tos;
+  s.remote.priority = p.prio;
+  s.remote.cpu = p.cpu;
+  s.request_size = static_cast<uint32_t>(p.request_size);
+  s.response_size = static_cast<uint32_t>(p.response_size);
+  s.count = p.test_length < 0 ? static_cast<uint64_t>(-int64_t{p.test_length}) : 0;
+  if (ds) {
+    s.send_size = static_cast<uint32_t>(ds->send_size);
+    s.recv_size = static_cast<uint32_t>(ds->recv_size);
+  }
+  return s;
+}
 
 struct Outcome {
   results::SideResult side;
@@ -565,22 +588,12 @@ class NetperfSession {
     const int fd = d.fd.get();
     int one = 1;
     ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    net::set_buffers(fd, p.sndbuf, p.rcvbuf);  // before listen(): accepted sockets inherit them
-    if (!udp && p.nodelay) net::set_nodelay(fd, true);
-    // Options accepted sockets inherit from the listener. netserver only
-    // warns when the kernel refuses one, and so do we (in the log).
-    if (p.prio >= 0 && !net::set_priority(fd, p.prio))
-      log("-", fmt::format("cannot set SO_PRIORITY {}: {}", p.prio, net::sys::errno_text(errno)));
-    if (p.tos >= 0 && !net::set_tos(fd, p.tos))
-      log("-", fmt::format("cannot set IP TOS {:#x}: {}", p.tos, net::sys::errno_text(errno)));
-    if (p.keepalive) net::set_keepalive(fd, true);
-    if (!udp && !p.cong.empty()) {
-      try {
-        net::set_congestion_control(fd, p.cong);
-      } catch (const std::exception& e) {
-        log("-", e.what());
-      }
-    }
+    // Before listen(): accepted sockets inherit them from the listener.
+    // netserver only warns when the kernel refuses one, and so do we (in
+    // the log).
+    const net::SocketOptions options = engine::socket_options(as_spec(p), spec::End::kRemote);
+    if (const net::SocketOptionErrors failed = net::apply_socket_options(fd, options); failed.any())
+      log("-", "cannot set " + net::describe(failed, options));
     if (::bind(fd, p.bind.sa(), p.bind.len) < 0)
       throw Refusal{errno, "cannot bind the data socket to " + p.bind.to_string() + ": " +
                                net::sys::errno_text(errno)};
@@ -667,54 +680,23 @@ class NetperfSession {
         deadline = limit_from(t0);
       }
     }
-    // 2. The flow.
-    std::unique_ptr<engine::Flow> flow;
+    // 2. The flow, as every protocol's server builds it; netperf ends a UDP
+    //    test with a zero-length datagram.
     const uint64_t count = p.test_length < 0 ? static_cast<uint64_t>(-int64_t{p.test_length}) : 0;
-    switch (kind) {
-      case TestKind::kTcpStream:
-        flow = std::make_unique<engine::TcpRecvFlow>(std::move(conn),
-                                                     static_cast<uint32_t>(ds.recv_size));
-        break;
-      case TestKind::kTcpMaerts:
-        flow = std::make_unique<engine::TcpSendFlow>(std::move(conn),
-                                                     static_cast<uint32_t>(ds.send_size), count);
-        break;
-      case TestKind::kTcpRr:
-        flow = std::make_unique<engine::TcpRrServerFlow>(std::move(conn),
-                                                         static_cast<uint32_t>(p.request_size),
-                                                         static_cast<uint32_t>(p.response_size));
-        break;
-      case TestKind::kTcpCrr:
-      case TestKind::kTcpCc: {
-        net::set_nonblocking(ds.fd.get(), true);
-        engine::SocketOptions o{p.sndbuf, p.rcvbuf, p.nodelay};
-        const bool data = spec::carries_data(kind);  // TCP_CC: accept, then close
-        flow = std::make_unique<engine::CrrServerFlow>(
-            ds.fd.get(), o, data ? static_cast<uint32_t>(p.request_size) : 0,
-            data ? static_cast<uint32_t>(p.response_size) : 0);
-        break;
-      }
-      case TestKind::kUdpStream: {
-        auto f = std::make_unique<engine::UdpRecvFlow>(
-            std::move(ds.fd), static_cast<uint32_t>(std::max(ds.recv_size, 65536)));
-        f->end_on_empty = true;
-        flow = std::move(f);
-        break;
-      }
-      case TestKind::kUdpRr: {
-        auto f = std::make_unique<engine::UdpRrServerFlow>(std::move(ds.fd),
-                                                           static_cast<uint32_t>(p.request_size),
-                                                           static_cast<uint32_t>(p.response_size));
-        f->end_on_empty = true;
-        flow = std::move(f);
-        break;
-      }
+    std::vector<net::Fd> sockets;
+    std::vector<int> listeners;
+    if (conn_test) {
+      net::set_nonblocking(ds.fd.get(), true);
+      listeners.push_back(ds.fd.get());
+    } else {
+      sockets.push_back(is_udp(kind) ? std::move(ds.fd) : std::move(conn));
     }
-    std::vector<std::unique_ptr<engine::Flow>> flows;
-    flows.push_back(std::move(flow));
+    engine::FlowOptions wire;
+    wire.end_on_empty = true;
     SideRunner::Options ro;
     if (measure_cpu) ro.meter_at = net::local_address(control_);
-    SideRunner runner(std::move(flows), ro);
+    SideRunner runner(engine::server_flows(as_spec(p, &ds), std::move(sockets), listeners, wire),
+                      ro);
     runner.launch();
     runner.go();
 
@@ -782,8 +764,10 @@ class NetperfSession {
     // A netperf receiver that closes with data still queued resets the
     // connection; for a sender that only means the test is over.
     const int err = side.flows()[0]->error_errno;
-    if (kind == TestKind::kTcpMaerts && (err == ECONNRESET || err == EPIPE))
+    if (kind == TestKind::kTcpMaerts && (err == ECONNRESET || err == EPIPE)) {
       out.side.flows[0].error.clear();
+      out.side.flows[0].error_errno = 0;
+    }
     if (conn_test) crr_listener_ = std::move(ds.fd);
     return out;
   }

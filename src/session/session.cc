@@ -110,7 +110,7 @@ class Session {
       throw proto::ProtocolError("expected setup, got " + std::string(proto::message_name(m)));
     spec_ = setup->spec;
     have_spec_ = true;
-    auto problems = spec::validate(spec_);
+    auto problems = spec::validate(spec_, spec::End::kRemote);
     if (!problems.empty()) {
       std::string all;
       for (auto& p : problems) all += (all.empty() ? "" : "; ") + p;
@@ -157,6 +157,7 @@ class Session {
     ro.busy_poll = spec_.busy_poll;
     ro.interval_s = spec_.interval_s;
     ro.meter_at = local_;
+    ro.cpu = spec_.remote.cpu;
     SideRunner runner(engine::server_flows(spec_, std::move(sockets), crr_listeners), ro);
     runner.launch();
     runner.go();

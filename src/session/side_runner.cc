@@ -46,7 +46,7 @@ SideRunner::~SideRunner() {
   }
 }
 
-void SideRunner::launch() { side_.launch(); }
+void SideRunner::launch() { side_.launch(options_.cpu); }
 
 SideRunner::Clock::time_point SideRunner::go() {
   const Clock::time_point t0 = side_.go();

@@ -38,6 +38,7 @@ class SideRunner {
   struct Options {
     unsigned threads = 1;
     bool busy_poll = false;
+    int cpu = -1;           // the CPU the workers run on (--cpu-bind, netperf -T); -1: any
     double interval_s = 0;  // -i; 0: no interval samples
     // This side's address toward the peer: CPU and the interface's counters
     // are measured over the test. Unset: nothing is measured.

@@ -1,6 +1,7 @@
 #include "spec/test_spec.h"
 
 #include <fmt/format.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cctype>
@@ -74,7 +75,71 @@ uint64_t data_descriptors(const TestSpec& s, unsigned threads) {
   return uint64_t{s.streams} + 2ull * std::max(1u, threads) + 32;
 }
 
-std::vector<std::string> validate(const TestSpec& s) {
+bool cpu_usable(int cpu) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) return false;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) != 0) return false;
+  return CPU_ISSET(cpu, &set);
+}
+
+namespace {
+
+bool cc_name_ok(const std::string& name) {
+  bool ok = name.size() < 16;
+  for (char c : name)
+    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
+  return ok;
+}
+
+// The per-end options (SideOptions), named as the native command line
+// writes them: "-K x" for both ends, "-K x," for the client's alone and
+// "-K ,x" for the server's. The same value on both ends is one problem.
+template <typename Add>
+void check_sides(const TestSpec& s, End here, Add&& add) {
+  const TestInfo& t = info(s.test);
+  const bool udp = t.protocol == Protocol::kUdp;
+  // check(value, as_given, end) for each end's value, or once for both.
+  auto per_end = [&](auto member, auto&& check) {
+    const auto &l = s.local.*member, &r = s.remote.*member;
+    if (l == r) {
+      check(l, fmt::format("{}", l), here);
+    } else {
+      check(l, fmt::format("{},", l), End::kLocal);
+      check(r, fmt::format(",{}", r), End::kRemote);
+    }
+  };
+  per_end(&SideOptions::cc, [&](const std::string& cc, const std::string& given, End) {
+    if (cc.empty()) return;
+    if (!cc_name_ok(cc))
+      add(fmt::format("-K {}: not a congestion control name (letters, digits, _ and -, at most 15)",
+                      given));
+    else if (udp)
+      add(fmt::format("-K {}: congestion control applies to TCP tests, not {}", given, t.name));
+  });
+  per_end(&SideOptions::tos, [&](int tos, const std::string& given, End) {
+    if (tos < -1 || tos > 255)
+      add(fmt::format("--tos {} (netperf -Y): a TOS byte is from 0 to 255 (0x00 to 0xff)", given));
+  });
+  per_end(&SideOptions::priority, [&](int priority, const std::string& given, End) {
+    if (priority < -1)
+      add(fmt::format("--priority {} (netperf -y): a socket priority is 0 or more", given));
+  });
+  per_end(&SideOptions::cpu, [&](int cpu, const std::string& given, End end) {
+    if (cpu < -1 || cpu >= kMaxCpu)
+      add(fmt::format("--cpu-bind {} (netperf -T): a CPU number is from 0 to {}", given,
+                      kMaxCpu - 1));
+    else if (cpu >= 0 && end == here && !cpu_usable(cpu))
+      add(
+          fmt::format("--cpu-bind {} (netperf -T): CPU {} is not one this {} may run on (see "
+                      "nproc, taskset)",
+                      given, cpu, here == End::kLocal ? "client" : "server"));
+  });
+}
+
+}  // namespace
+
+std::vector<std::string> validate(const TestSpec& s, End here) {
   std::vector<std::string> problems;
   const TestInfo& t = info(s.test);
   const bool udp = t.protocol == Protocol::kUdp;
@@ -90,17 +155,21 @@ std::vector<std::string> validate(const TestSpec& s) {
   if (s.interval_s < 0 || (s.interval_s > 0 && s.interval_s < 0.01) || !std::isfinite(s.interval_s))
     add(fmt::format("-i {}: the report interval must be 0 (off) or at least 0.01 seconds",
                     s.interval_s));
-  if (!s.congestion_control.empty()) {
-    bool ok = s.congestion_control.size() < 16;
-    for (char c : s.congestion_control)
-      ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-');
-    if (!ok)
-      problems.push_back("--cc " + s.congestion_control +
-                         ": not a congestion control name (letters, digits, _ and -, at most 15)");
-    if (udp)
-      problems.push_back("--cc: congestion control applies to TCP tests, not " +
-                         std::string(t.name));
-  }
+  check_sides(s, here, add);
+  if (s.keepalive && udp)
+    add(fmt::format("--keepalive (netperf -S): SO_KEEPALIVE applies to TCP tests, not {}", t.name));
+  if (s.cork && udp)
+    add(fmt::format("--cork (netperf test -C): TCP_CORK applies to TCP tests, not {}", t.name));
+  if (s.burst > kMaxBurst)
+    add(fmt::format("--burst {} (netperf test -b): at most {} requests in flight beyond the first",
+                    s.burst, kMaxBurst));
+  else if (s.burst && s.test != TestKind::kTcpRr && s.test != TestKind::kUdpRr)
+    add(fmt::format(
+        "--burst {} (netperf test -b): requests in flight apply to TCP_RR and UDP_RR only, not {}",
+        s.burst, t.name));
+  if (!s.fill_file.empty() && !carries_data(s.test))
+    add(fmt::format("-F {}: a fill file fills send buffers, and {} sends no data", s.fill_file,
+                    t.name));
   if (s.rate_bps && !(udp && stream))
     add(fmt::format("-b: a target bitrate applies to UDP_STREAM only, not {}", t.name));
   if (s.batch < 1 || s.batch > kMaxBatch)

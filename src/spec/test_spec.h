@@ -51,6 +51,34 @@ inline constexpr uint32_t kMaxGsoSegments = 64;
 // UDP datagrams that fill a 1500-byte Ethernet frame without fragments.
 inline constexpr uint32_t kUdpDefaultSizeV4 = 1472, kUdpDefaultSizeV6 = 1452;
 
+// The options of one end's data sockets and data path (the client's is
+// TestSpec::local, the server's TestSpec::remote).
+struct SideOptions {
+  // TCP congestion control (-K, --cc; netperf test -K); empty: the system
+  // default.
+  std::string cc;
+  // IP_TOS (IPv4) / IPV6_TCLASS (IPv6), 0-255 (--tos, netperf -Y); -1: leave
+  // the system's alone.
+  int tos = -1;
+  // SO_PRIORITY (--priority, netperf -y); -1: leave alone. Above 6 needs
+  // CAP_NET_ADMIN.
+  int priority = -1;
+  // The CPU the data path's worker threads run on (--cpu-bind, netperf -T);
+  // -1: any.
+  int cpu = -1;
+  // netperf's wire only (test -P lport,rport; test -L / -H): the data
+  // socket's own port (0: ephemeral) and address (empty: the control
+  // connection's, or the wildcard). flowperf's own protocol picks its data
+  // ports itself and refuses a spec that sets these.
+  uint16_t data_port = 0;
+  std::string data_host;
+
+  bool operator==(const SideOptions&) const = default;
+};
+
+// Which end of a test: the client (local) or the server (remote).
+enum class End { kLocal, kRemote };
+
 struct TestSpec {
   TestKind test = TestKind::kTcpStream;
   IpFamily ip_family = IpFamily::kAny;
@@ -80,9 +108,21 @@ struct TestSpec {
   // itself follows the measured round trip).
   uint32_t udp_rr_min_timeout_us = 50;
 
-  // TCP congestion control for the data connections of both ends (-K,
-  // --cc); empty: the system default.
-  std::string congestion_control;
+  // Each end's data sockets and data path: `local` is the client's (the end
+  // the front end runs on), `remote` the server's.
+  SideOptions local, remote;
+  // SO_KEEPALIVE on both ends' TCP data sockets (--keepalive, netperf -S).
+  bool keepalive = false;
+  // TCP_CORK on the TCP data sockets (--cork: both ends; netperf test -C:
+  // netperf's end only, as its protocol cannot ask netserver for it).
+  bool cork = false;
+  // TCP_RR and UDP_RR: requests the client keeps in flight beyond the first
+  // (--burst, netperf test -b); 0: one at a time.
+  uint32_t burst = 0;
+  // A file whose bytes, repeated, fill the client's send buffers (netperf
+  // -F); empty: flowperf's own pattern. Only ever read on the client: a
+  // server never reads a file a client names.
+  std::string fill_file;
 
   // Modes that trade realism for speed. Each is off (1, false) unless asked
   // for, and is named in the text header and in the JSON spec.
@@ -117,11 +157,24 @@ struct TestSpec {
   uint32_t effective_recv_size() const;
   // Bytes the server sends per call (MAERTS) or expects (STREAM).
   uint32_t remote_send_size() const { return effective_send_size(); }
+
+  const SideOptions& side(End end) const { return end == End::kLocal ? local : remote; }
+  bool operator==(const TestSpec&) const = default;
 };
 
 // Every problem with the spec, each one line that names the option and what
-// is accepted. Empty when the spec is runnable.
-std::vector<std::string> validate(const TestSpec& spec);
+// is accepted. Empty when the spec is runnable. `here` is the end this
+// process plays: its CPU binding must be one of the CPUs this process may
+// run on (the only thing validate() asks the system); the other end's is
+// checked there.
+std::vector<std::string> validate(const TestSpec& spec, End here = End::kLocal);
+
+// Whether this process may run on `cpu` (sched_getaffinity).
+bool cpu_usable(int cpu);
+
+// Limits of the data-path options.
+inline constexpr uint32_t kMaxBurst = 1u << 20;
+inline constexpr int kMaxCpu = 1024;  // CPU_SETSIZE
 
 unsigned default_threads(const TestSpec& spec);
 

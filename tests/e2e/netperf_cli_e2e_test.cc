@@ -848,11 +848,24 @@ TEST_F(NetperfCli, DataOptionsAreApplied) {
   EXPECT_NE(o.exit_code, 0);
   EXPECT_NE(o.err.find("cannot use congestion control 'nosuchcc'"), std::string::npos) << o.err;
   // What stays unapplied is still said, in the same words.
-  o = netperf({"-t", "TCP_RR", "-l", "-10", "-F", "x", "-a", "4", "--", "-L", "127.0.0.1"});
+  o = netperf({"-t", "TCP_RR", "-l", "-10", "-F", ",x", "-a", "4", "--", "-L", "127.0.0.1"});
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_EQ(
-      o.err,
-      "netperf (flowperf): accepted but not applied: -F (fill files), -a/-A (buffer alignment)\n");
+  EXPECT_EQ(o.err,
+            "netperf (flowperf): accepted but not applied: -F ,rfill (the server's fill file), "
+            "-a/-A (buffer alignment)\n");
+  // Our fill file fills our sends; one that cannot be read stops the test
+  // before it starts.
+  const std::string fill = ::testing::TempDir() + "netperf_fill";
+  std::ofstream(fill) << "flowperf fill pattern";
+  for (const char* test : {"TCP_STREAM", "TCP_RR", "UDP_RR", "TCP_CRR"}) {
+    o = netperf({"-t", test, "-l", "-50", "-F", fill});
+    EXPECT_EQ(o.exit_code, 0) << test << ": " << o.err;
+    EXPECT_EQ(o.err, "") << test;
+  }
+  o = netperf({"-t", "TCP_RR", "-l", "-10", "-F", fill + ".missing"});
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find("-F " + fill + ".missing: cannot read the fill file"), std::string::npos)
+      << o.err;
 }
 
 }  // namespace

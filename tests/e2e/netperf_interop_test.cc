@@ -273,9 +273,9 @@ TEST(NetperfWireSelf, DataConnectionOnItsOwnAddresses) {
     session::NetperfClientOptions o;
     o.host = "127.0.0.1";
     o.port = server.port();
-    o.data.remote_host = "127.0.0.2";
-    o.data.local_host = "127.0.0.3";
     spec::TestSpec s = make_spec(kind);
+    s.remote.data_host = "127.0.0.2";
+    s.local.data_host = "127.0.0.3";
     s.count = 200;
     results::TestResult r = session::run_netperf_test(s, o);
     ASSERT_TRUE(r.error.empty()) << r.error;
@@ -796,21 +796,27 @@ class PortHolder {
   uint16_t port_ = 0;
 };
 
-session::NetperfClientOptions all_data_options(uint16_t port, TestKind kind) {
+session::NetperfClientOptions control_at(uint16_t port) {
   session::NetperfClientOptions o;
   o.host = "127.0.0.1";
   o.port = port;
-  const int cpu = first_allowed_cpu();
-  o.data.local_cpu = o.data.remote_cpu = cpu;
-  o.data.local_port = free_port();
-  o.data.remote_port = free_port();
-  if (spec::info(kind).protocol == spec::Protocol::kTcp)
-    o.data.local_cong = o.data.remote_cong = "reno";
-  o.data.local_tos = o.data.remote_tos = 0x10;
-  o.data.local_prio = o.data.remote_prio = 1;
-  o.data.keepalive = true;
-  o.data.first_burst = 4;
   return o;
+}
+
+// Every data option the test takes, at once: TCP's own for TCP tests, a
+// first burst for TCP_RR and UDP_RR.
+spec::TestSpec with_all_data_options(spec::TestSpec s) {
+  const int cpu = first_allowed_cpu();
+  s.local.cpu = s.remote.cpu = cpu;
+  s.local.data_port = free_port();
+  s.remote.data_port = free_port();
+  const bool tcp = spec::info(s.test).protocol == spec::Protocol::kTcp;
+  if (tcp) s.local.cc = s.remote.cc = "reno";
+  s.local.tos = s.remote.tos = 0x10;
+  s.local.priority = s.remote.priority = 1;
+  s.keepalive = tcp;
+  if (s.test == TestKind::kTcpRr || s.test == TestKind::kUdpRr) s.burst = 4;
+  return s;
 }
 
 // True when a TCP socket on 127.0.0.1:`port` is connected (/proc/net/tcp).
@@ -838,9 +844,9 @@ void expect_data_options_honoured(uint16_t port, bool refuses_taken_port) {
   // 1. All at once, counted: a burst of requests keeps the count exact.
   for (TestKind kind : {TestKind::kTcpRr, TestKind::kUdpRr}) {
     SCOPED_TRACE(spec::info(kind).name);
-    spec::TestSpec s = make_spec(kind);
+    spec::TestSpec s = with_all_data_options(make_spec(kind));
     s.count = 2000;
-    results::TestResult r = session::run_netperf_test(s, all_data_options(port, kind));
+    results::TestResult r = session::run_netperf_test(s, control_at(port));
     ASSERT_TRUE(r.error.empty()) << r.error;
     ASSERT_TRUE(r.have_remote);
     EXPECT_EQ(r.local_side.total().transactions, 2000u);
@@ -852,42 +858,38 @@ void expect_data_options_honoured(uint16_t port, bool refuses_taken_port) {
   // 2. The other options on every test, timed.
   for (TestKind kind : kAll) {
     SCOPED_TRACE(spec::info(kind).name);
-    session::NetperfClientOptions o = all_data_options(port, kind);
-    o.data.cork = kind == TestKind::kTcpStream;  // a corked request/response crawls
-    expect_consistent(session::run_netperf_test(make_spec(kind), o));
+    spec::TestSpec s = with_all_data_options(make_spec(kind));
+    s.cork = kind == TestKind::kTcpStream;  // a corked request/response crawls
+    expect_consistent(session::run_netperf_test(s, control_at(port)));
   }
   // 3. The data connection is between the ports asked for.
   {
-    session::NetperfClientOptions o;
-    o.host = "127.0.0.1";
-    o.port = port;
-    o.data.local_port = free_port();
-    o.data.remote_port = free_port();
+    spec::TestSpec s = make_spec(TestKind::kTcpRr, 2);
+    s.local.data_port = free_port();
+    s.remote.data_port = free_port();
     bool seen_local = false, seen_remote = false;
     std::atomic<bool> done{false};
     std::thread watch([&] {
       while (!done.load() && !(seen_local && seen_remote)) {
-        seen_local = seen_local || connected_on(o.data.local_port);
-        seen_remote = seen_remote || connected_on(o.data.remote_port);
+        seen_local = seen_local || connected_on(s.local.data_port);
+        seen_remote = seen_remote || connected_on(s.remote.data_port);
         std::this_thread::sleep_for(20ms);
       }
     });
-    results::TestResult r = session::run_netperf_test(make_spec(TestKind::kTcpRr, 2), o);
+    results::TestResult r = session::run_netperf_test(s, control_at(port));
     done = true;
     watch.join();
     EXPECT_TRUE(r.error.empty()) << r.error;
-    EXPECT_TRUE(seen_local) << "no connection from local port " << o.data.local_port;
-    EXPECT_TRUE(seen_remote) << "no connection to remote port " << o.data.remote_port;
+    EXPECT_TRUE(seen_local) << "no connection from local port " << s.local.data_port;
+    EXPECT_TRUE(seen_remote) << "no connection to remote port " << s.remote.data_port;
   }
   // 4. A data port held elsewhere: the server cannot bind it.
   if (refuses_taken_port) {
     PortHolder held;
-    session::NetperfClientOptions o;
-    o.host = "127.0.0.1";
-    o.port = port;
-    o.data.remote_port = held.port();
+    spec::TestSpec s = make_spec(TestKind::kTcpStream);
+    s.remote.data_port = held.port();
     try {
-      session::run_netperf_test(make_spec(TestKind::kTcpStream), o);
+      session::run_netperf_test(s, control_at(port));
       ADD_FAILURE() << "the server ran the test on a port it cannot have";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("Address already in use"), std::string::npos)
@@ -897,12 +899,10 @@ void expect_data_options_honoured(uint16_t port, bool refuses_taken_port) {
   // 5. Our data socket binds the local port asked for, or fails.
   {
     PortHolder held;
-    session::NetperfClientOptions o;
-    o.host = "127.0.0.1";
-    o.port = port;
-    o.data.local_port = held.port();
+    spec::TestSpec s = make_spec(TestKind::kTcpRr);
+    s.local.data_port = held.port();
     try {
-      session::run_netperf_test(make_spec(TestKind::kTcpRr), o);
+      session::run_netperf_test(s, control_at(port));
       ADD_FAILURE() << "the data connection did not bind the local port asked for";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(":" + std::to_string(held.port()) +

@@ -263,8 +263,13 @@ TEST(NetperfArgs, GlobalSocketOptionsAndTheOnesNotApplied) {
   EXPECT_EQ(a.tos.second, "0x10");  // -Y is a plain pair
   EXPECT_EQ(a.priority.first, 6);
   EXPECT_EQ(a.passphrase, "pw");
-  // -T, -S, -Y, -y and -Z are applied now; fill files are not.
-  EXPECT_EQ(a.not_applied, (std::vector<std::string>{"-F (fill files)"}));
+  // -T, -S, -Y, -y, -Z and our fill file are applied now; the server's
+  // fill file is not.
+  EXPECT_TRUE(a.not_applied.empty());
+  EXPECT_EQ(parse({"-F", ",theirs"}).not_applied,
+            (std::vector<std::string>{"-F ,rfill (the server's fill file)"}));
+  EXPECT_EQ(spec_of({"-F", "ours,theirs"}).fill_file, "ours");
+  EXPECT_EQ(spec_of({}).fill_file, "");
   EXPECT_EQ(parse_netperf_tos("lowdelay"), 0x10);
   EXPECT_EQ(parse_netperf_tos("0x20"), 0x20);
   EXPECT_EQ(parse_netperf_tos("af11"), 0x28);
@@ -619,6 +624,58 @@ TEST(NetperfSpec, RequestResponse) {
   s = spec_of({"-t", "TCP_CRR", "-l", "-5000"});
   EXPECT_EQ(s.test, spec::TestKind::kTcpCrr);
   EXPECT_EQ(s.count, 5000u);
+}
+
+// The data path's options go straight into the spec's ends: -T, -Y, -y, -S
+// and the test's -K, -P, -H, -L, -C, -b.
+TEST(NetperfSpec, DataOptionsReachTheSpecsEnds) {
+  spec::TestSpec s =
+      spec_of({"-t", "TCP_RR",    "-T", "1,2",        "-Y", "0x10,lowdelay", "-y", "3,4",
+               "-S", "--",        "-K", "reno,cubic", "-P", "5001,5002",     "-H", "127.0.0.2",
+               "-L", "127.0.0.3", "-C", "-b",         "6"});
+  EXPECT_EQ(s.local.cpu, 1);
+  EXPECT_EQ(s.remote.cpu, 2);
+  EXPECT_EQ(s.local.tos, 0x10);
+  EXPECT_EQ(s.remote.tos, 0x10);  // lowdelay
+  EXPECT_EQ(s.local.priority, 3);
+  EXPECT_EQ(s.remote.priority, 4);
+  EXPECT_EQ(s.local.cc, "reno");
+  EXPECT_EQ(s.remote.cc, "cubic");
+  EXPECT_EQ(s.local.data_port, 5001);
+  EXPECT_EQ(s.remote.data_port, 5002);
+  EXPECT_EQ(s.local.data_host, "127.0.0.3");
+  EXPECT_EQ(s.remote.data_host, "127.0.0.2");
+  EXPECT_TRUE(s.keepalive);
+  EXPECT_TRUE(s.cork);
+  EXPECT_EQ(s.burst, 6u);
+  // Pairs: "x" both, "x," ours, ",y" theirs.
+  s = spec_of({"-T", ",3", "-y", "5,", "--", "-K", "bbr"});
+  EXPECT_EQ(s.local.cpu, -1);
+  EXPECT_EQ(s.remote.cpu, 3);
+  EXPECT_EQ(s.local.priority, 5);
+  EXPECT_EQ(s.remote.priority, -1);
+  EXPECT_EQ(s.local.cc, "bbr");
+  EXPECT_EQ(s.remote.cc, "bbr");
+  EXPECT_TRUE(spec_of({}).local == spec::SideOptions{});
+  EXPECT_TRUE(spec_of({}).remote == spec::SideOptions{});
+}
+
+// What netperf accepts but means nothing for the test is left out of the
+// spec (validate() would refuse it): TCP's options on UDP, a first burst
+// where netperf keeps none.
+TEST(NetperfSpec, OptionsTheTestHasNoUseForAreDropped) {
+  spec::TestSpec s = spec_of({"-t", "UDP_RR", "-S", "-Y", "0x20", "--", "-K", "reno", "-C"});
+  EXPECT_FALSE(s.keepalive);
+  EXPECT_FALSE(s.cork);
+  EXPECT_EQ(s.local.cc, "");
+  EXPECT_EQ(s.remote.cc, "");
+  EXPECT_EQ(s.local.tos, 0x20);
+  EXPECT_EQ(s.remote.tos, 0x20);
+  EXPECT_EQ(spec_of({"-t", "UDP_RR", "--", "-b", "3"}).burst, 3u);
+  for (const char* t : {"TCP_STREAM", "TCP_MAERTS", "UDP_STREAM", "TCP_CRR", "TCP_CC"}) {
+    EXPECT_EQ(spec_of({"-t", t, "--", "-b", "3"}).burst, 0u) << t;
+    EXPECT_TRUE(spec::validate(spec_of({"-t", t, "-S", "--", "-b", "3", "-C"})).empty()) << t;
+  }
 }
 
 TEST(NetperfSpec, OptionsReachTheSpec) {

@@ -142,23 +142,5 @@ TEST(RttTimeout, OutlastsAgreesWithTheTimeout) {
   }
 }
 
-// TCP_CRR skips apply_options() per connection when nothing is asked for:
-// each option alone must count as something.
-TEST(SocketOptions, AnyIsTrueForEachOptionAlone) {
-  EXPECT_FALSE(SocketOptions{}.any());
-  auto with = [](auto set) {
-    SocketOptions o;
-    set(o);
-    return o.any();
-  };
-  EXPECT_TRUE(with([](SocketOptions& o) { o.sndbuf = 65536; }));
-  EXPECT_TRUE(with([](SocketOptions& o) { o.rcvbuf = 65536; }));
-  EXPECT_TRUE(with([](SocketOptions& o) { o.nodelay = true; }));
-  EXPECT_TRUE(with([](SocketOptions& o) { o.tos = 0; }));
-  EXPECT_TRUE(with([](SocketOptions& o) { o.priority = 0; }));
-  EXPECT_TRUE(with([](SocketOptions& o) { o.keepalive = true; }));
-  EXPECT_TRUE(with([](SocketOptions& o) { o.congestion = "reno"; }));
-}
-
 }  // namespace
 }  // namespace flowperf::engine

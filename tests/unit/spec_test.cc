@@ -457,6 +457,141 @@ TEST(Validate, ReportsEveryProblemAtOnce) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// validate(): the data-path options
+
+TEST(Validate, PerEndOptionsInRange) {
+  TestSpec s = SpecFor(TestKind::kTcpRr);
+  s.local = {"reno", 0, 0, -1, 0, ""};
+  s.remote = {"cubic", 255, 6, 0, 0, ""};
+  EXPECT_TRUE(validate(s).empty()) << Join(validate(s));
+
+  s.local.tos = 256;
+  EXPECT_EQ(OnlyProblem(s), "--tos 256, (netperf -Y): a TOS byte is from 0 to 255 (0x00 to 0xff)");
+  s.local.tos = -1;
+  s.remote.tos = -2;
+  EXPECT_EQ(OnlyProblem(s).rfind("--tos ,-2 (netperf -Y): a TOS byte is from 0", 0), 0u);
+  s.remote.tos = -1;
+  s.remote.priority = -5;
+  EXPECT_EQ(OnlyProblem(s), "--priority ,-5 (netperf -y): a socket priority is 0 or more");
+  s.remote.priority = -1;
+  s.local.cc = "no such";
+  EXPECT_EQ(OnlyProblem(s).rfind("-K no such,: not a congestion control name", 0), 0u);
+  s.local.cc = "";
+  s.remote.cc = std::string(16, 'x');
+  EXPECT_EQ(OnlyProblem(s).rfind("-K ," + std::string(16, 'x') + ": not a congestion", 0), 0u);
+}
+
+// The same value on both ends is one problem, written as the option gives
+// it for both ("-K x"), as -r's equal sizes are.
+TEST(Validate, OneProblemForTheSameValueOnBothEnds) {
+  TestSpec s = SpecFor(TestKind::kTcpRr);
+  s.local.cc = s.remote.cc = "bad name!";
+  EXPECT_EQ(OnlyProblem(s),
+            "-K bad name!: not a congestion control name (letters, digits, _ and -, at most 15)");
+  s = SpecFor(TestKind::kUdpRr);
+  s.local.cc = s.remote.cc = "reno";
+  EXPECT_EQ(OnlyProblem(s), "-K reno: congestion control applies to TCP tests, not UDP_RR");
+  s.local.cc = s.remote.cc = "";
+  s.local.tos = s.remote.tos = 300;
+  EXPECT_EQ(OnlyProblem(s), "--tos 300 (netperf -Y): a TOS byte is from 0 to 255 (0x00 to 0xff)");
+  s.local.tos = 1;
+  EXPECT_EQ(validate(s).size(), 1u);  // ",300" only
+  s.local.tos = 300;
+  s.remote.tos = 301;
+  EXPECT_EQ(validate(s).size(), 2u) << Join(validate(s));
+}
+
+TEST(Validate, CpuBindingIsCheckedWhereItRuns) {
+  int usable = -1;
+  for (int c = 0; c < kMaxCpu && usable < 0; ++c)
+    if (cpu_usable(c)) usable = c;
+  ASSERT_GE(usable, 0);
+  TestSpec s = SpecFor(TestKind::kTcpStream);
+  s.local.cpu = s.remote.cpu = usable;
+  EXPECT_TRUE(validate(s).empty()) << Join(validate(s));
+  // A CPU this process cannot use: refused for the end it plays, left to
+  // the other end's own check otherwise.
+  int unusable = kMaxCpu - 1;
+  while (unusable >= 0 && cpu_usable(unusable)) --unusable;
+  ASSERT_GE(unusable, 0);
+  s.local.cpu = unusable;
+  EXPECT_EQ(
+      OnlyProblem(s).rfind("--cpu-bind " + std::to_string(unusable) + ", (netperf -T): CPU " +
+                               std::to_string(unusable) + " is not one this client may run on",
+                           0),
+      0u);
+  EXPECT_TRUE(validate(s, End::kRemote).empty()) << Join(validate(s, End::kRemote));
+  s.local.cpu = usable;
+  s.remote.cpu = unusable;
+  EXPECT_TRUE(validate(s).empty()) << Join(validate(s));
+  EXPECT_NE(Join(validate(s, End::kRemote)).find("this server may run on"), std::string::npos)
+      << Join(validate(s, End::kRemote));
+  // Out of any machine's range, on either end.
+  s.remote.cpu = kMaxCpu;
+  EXPECT_EQ(OnlyProblem(s), "--cpu-bind ,1024 (netperf -T): a CPU number is from 0 to 1023");
+  s.remote.cpu = -2;
+  EXPECT_EQ(OnlyProblem(s).rfind("--cpu-bind ,-2", 0), 0u);
+}
+
+TEST(Validate, TcpOnlyOptionsOnUdp) {
+  for (TestKind k : {TestKind::kUdpStream, TestKind::kUdpRr}) {
+    SCOPED_TRACE(info(k).name);
+    TestSpec s = SpecFor(k);
+    s.keepalive = true;
+    EXPECT_EQ(OnlyProblem(s), std::string("--keepalive (netperf -S): SO_KEEPALIVE applies to TCP "
+                                          "tests, not ") +
+                                  info(k).name);
+    s.keepalive = false;
+    s.cork = true;
+    EXPECT_EQ(OnlyProblem(s),
+              std::string("--cork (netperf test -C): TCP_CORK applies to TCP tests, not ") +
+                  info(k).name);
+    s.cork = false;
+    s.remote.cc = "reno";
+    EXPECT_EQ(
+        OnlyProblem(s),
+        std::string("-K ,reno: congestion control applies to TCP tests, not ") + info(k).name);
+    // TOS and priority are IP's and the socket's: any test.
+    s.remote.cc = "";
+    s.local.tos = s.remote.tos = 0x20;
+    s.local.priority = s.remote.priority = 2;
+    EXPECT_TRUE(validate(s).empty()) << Join(validate(s));
+  }
+  for (TestKind k : {TestKind::kTcpStream, TestKind::kTcpMaerts, TestKind::kTcpRr,
+                     TestKind::kTcpCrr, TestKind::kTcpCc}) {
+    TestSpec s = SpecFor(k);
+    s.keepalive = s.cork = true;
+    s.local.cc = s.remote.cc = "reno";
+    EXPECT_TRUE(validate(s).empty()) << info(k).name << Join(validate(s));
+  }
+}
+
+TEST(Validate, BurstOnlyForTcpRrAndUdpRr) {
+  for (TestKind k : kAllKinds) {
+    SCOPED_TRACE(info(k).name);
+    TestSpec s = SpecFor(k);
+    s.burst = 4;
+    if (k == TestKind::kTcpRr || k == TestKind::kUdpRr) {
+      EXPECT_TRUE(validate(s).empty()) << Join(validate(s));
+      s.burst = kMaxBurst + 1;
+      EXPECT_EQ(OnlyProblem(s).rfind("--burst 1048577 (netperf test -b): at most 1048576", 0), 0u);
+    } else {
+      EXPECT_EQ(OnlyProblem(s), std::string("--burst 4 (netperf test -b): requests in flight "
+                                            "apply to TCP_RR and UDP_RR only, not ") +
+                                    info(k).name);
+    }
+  }
+}
+
+TEST(Validate, FillFileNeedsDataToFill) {
+  TestSpec s = SpecFor(TestKind::kTcpCc);
+  s.fill_file = "pattern";
+  EXPECT_EQ(OnlyProblem(s), "-F pattern: a fill file fills send buffers, and TCP_CC sends no data");
+  s.test = TestKind::kTcpCrr;
+  EXPECT_TRUE(validate(s).empty()) << Join(validate(s));
+}
+
+// ---------------------------------------------------------------------------------------------
 // JSON
 
 // A spec whose every field differs from the default.
@@ -480,6 +615,18 @@ TestSpec Unusual(TestKind kind) {
   s.threads = 3;
   s.interval_s = 0.1;
   s.udp_rr_min_timeout_us = 777;
+  s.local = {"reno", 0x10, 3, 1, 5001, "127.0.0.2"};
+  s.remote = {"cubic", 0x28, 4, 2, 5002, "127.0.0.3"};
+  s.keepalive = true;
+  s.cork = true;
+  s.burst = 9;
+  s.fill_file = "/tmp/fill";
+  s.batch = 16;
+  s.gso = true;
+  s.gro = true;
+  s.busy_poll = true;
+  s.rst_close = true;
+  s.sendfile = true;
   return s;
 }
 
@@ -502,6 +649,26 @@ void ExpectSameSpec(const TestSpec& a, const TestSpec& b) {
   EXPECT_EQ(a.threads, b.threads);
   EXPECT_EQ(a.interval_s, b.interval_s);
   EXPECT_EQ(a.udp_rr_min_timeout_us, b.udp_rr_min_timeout_us);
+  for (End end : {End::kLocal, End::kRemote}) {
+    const SideOptions &x = a.side(end), &y = b.side(end);
+    EXPECT_EQ(x.cc, y.cc);
+    EXPECT_EQ(x.tos, y.tos);
+    EXPECT_EQ(x.priority, y.priority);
+    EXPECT_EQ(x.cpu, y.cpu);
+    EXPECT_EQ(x.data_port, y.data_port);
+    EXPECT_EQ(x.data_host, y.data_host);
+  }
+  EXPECT_EQ(a.keepalive, b.keepalive);
+  EXPECT_EQ(a.cork, b.cork);
+  EXPECT_EQ(a.burst, b.burst);
+  EXPECT_EQ(a.fill_file, b.fill_file);
+  EXPECT_EQ(a.batch, b.batch);
+  EXPECT_EQ(a.gso, b.gso);
+  EXPECT_EQ(a.gro, b.gro);
+  EXPECT_EQ(a.busy_poll, b.busy_poll);
+  EXPECT_EQ(a.rst_close, b.rst_close);
+  EXPECT_EQ(a.sendfile, b.sendfile);
+  EXPECT_TRUE(a == b);  // and whatever the list above missed
 }
 
 // Through text, as on the wire.
@@ -563,6 +730,94 @@ TEST(SpecJson, AbsentFieldsKeepDefaultsAndNameIsCaseInsensitive) {
   EXPECT_EQ(s.udp_rr_min_timeout_us, d.udp_rr_min_timeout_us);
 }
 
+// The number of members of an aggregate: the most initializers T{...} takes
+// when each converts to anything (a member that is itself an aggregate
+// takes one whole, so nested members are not counted).
+struct AnyMember {
+  template <typename T>
+  operator T() const;  // never called: only in unevaluated requires-expressions
+};
+template <typename T, typename... Given>
+constexpr size_t MemberCount() {
+  if constexpr (requires { T{Given{}..., AnyMember{}}; })
+    return MemberCount<T, Given..., AnyMember>();
+  else
+    return sizeof...(Given);
+}
+
+// Every key of `a` holds a different value in `b`, nested objects key by key.
+void ExpectEveryKeyDiffers(const json& a, const json& b, const std::string& where = "") {
+  for (auto it = a.begin(); it != a.end(); ++it) {
+    ASSERT_TRUE(b.contains(it.key())) << where << it.key();
+    if (it->is_object())
+      ExpectEveryKeyDiffers(*it, b.at(it.key()), where + it.key() + ".");
+    else
+      EXPECT_NE(*it, b.at(it.key())) << where << it.key() << " has its default value";
+  }
+}
+
+// A field added to TestSpec or SideOptions and forgotten in visit_fields()
+// or visit_side() fails here: each member is a key, and the keys are as many
+// as the members.
+TEST(SpecJson, EveryMemberHasExactlyOneKey) {
+  const json j = to_json(Unusual(TestKind::kTcpRr));
+  EXPECT_EQ(j.size(), MemberCount<TestSpec>()) << j.dump(1);
+  EXPECT_EQ(j.at("local").size(), MemberCount<SideOptions>()) << j.dump(1);
+  EXPECT_EQ(j.at("remote").size(), MemberCount<SideOptions>()) << j.dump(1);
+  size_t visited = 0, side_visited = 0;
+  TestSpec s;
+  visit_fields(s, [&](const char*, auto&&...) { ++visited; });
+  visit_side(s.local, [&](const char*, auto&&...) { ++side_visited; });
+  EXPECT_EQ(visited, MemberCount<TestSpec>());
+  EXPECT_EQ(side_visited, MemberCount<SideOptions>());
+}
+
+// Every field set to something other than its default comes back as it
+// went, and encodes to the same JSON again.
+TEST(SpecJson, EveryFieldSurvivesTheRoundTrip) {
+  for (TestKind k : kAllKinds) {
+    SCOPED_TRACE(info(k).name);
+    const TestSpec s = Unusual(k);
+    TestSpec defaults;
+    defaults.test = k == TestKind::kTcpStream ? TestKind::kTcpRr : TestKind::kTcpStream;
+    ExpectEveryKeyDiffers(to_json(s), to_json(defaults));  // Unusual() misses nothing
+    const TestSpec back = RoundTrip(s);
+    ExpectSameSpec(back, s);
+    EXPECT_EQ(to_json(back), to_json(s));
+    EXPECT_EQ(to_json(RoundTrip(back)), to_json(s));
+  }
+}
+
+TEST(SpecJson, SideOptionsAreNestedObjects) {
+  const json j = to_json(Unusual(TestKind::kTcpRr));
+  EXPECT_EQ(j.at("local"), (json{{"cc", "reno"},
+                                 {"tos", 0x10},
+                                 {"priority", 3},
+                                 {"cpu", 1},
+                                 {"data_port", 5001},
+                                 {"data_host", "127.0.0.2"}}));
+  EXPECT_EQ(j.at("remote").at("cc"), "cubic");
+  // Absent members of a side keep their defaults, as absent fields do.
+  TestSpec s = spec_from_json(json{{"test", "TCP_RR"}, {"remote", {{"tos", 32}}}});
+  EXPECT_EQ(s.remote.tos, 32);
+  EXPECT_EQ(s.remote.priority, -1);
+  EXPECT_EQ(s.remote.cpu, -1);
+  EXPECT_TRUE(s.local == SideOptions{});
+}
+
+// An older peer sends one congestion control for both ends.
+TEST(SpecJson, OlderPeersCongestionControlSetsBothEnds) {
+  TestSpec s = spec_from_json(json{{"test", "TCP_RR"}, {"congestion_control", "reno"}});
+  EXPECT_EQ(s.local.cc, "reno");
+  EXPECT_EQ(s.remote.cc, "reno");
+  EXPECT_FALSE(to_json(s).contains("congestion_control"));
+  // A newer peer's per-end names win.
+  s = spec_from_json(
+      json{{"test", "TCP_RR"}, {"congestion_control", "reno"}, {"remote", {{"cc", "cubic"}}}});
+  EXPECT_EQ(s.local.cc, "");
+  EXPECT_EQ(s.remote.cc, "cubic");
+}
+
 // Expects spec_from_json(j) to throw std::invalid_argument whose message contains `mention`.
 void ExpectRejected(const json& j, const std::string& mention) {
   SCOPED_TRACE(j.dump());
@@ -614,12 +869,30 @@ TEST(SpecJson, RejectsWrongFieldTypes) {
       {"threads", json::object()},
       {"interval_s", "1"},
       {"udp_rr_min_timeout_us", "50"},
+      {"local", 5},
+      {"remote", json::array()},
+      {"keepalive", 1},
+      {"cork", "true"},
+      {"burst", -1},
+      {"fill_file", 7},
+      {"batch", "32"},
+      {"gso", 0},
+      {"sendfile", nullptr},
   };
   for (const auto& c : cases) {
     json j = base;
     j[c.key] = c.value;
     ExpectRejected(j, c.key);
   }
+  // Inside a side, the message names the side and the member.
+  for (const char* member : {"cc", "tos", "priority", "cpu", "data_port", "data_host"}) {
+    json j = base;
+    j["remote"][member] = json::array();
+    ExpectRejected(j, std::string("remote.") + member);
+  }
+  json port = base;
+  port["local"]["data_port"] = 70000;
+  ExpectRejected(port, "local.data_port");
 }
 
 TEST(SpecJson, RejectsNonObjects) {

@@ -98,5 +98,31 @@ TEST(TcpSendFlow, SendfileCutsTheLastSendToTheQuota) {
   EXPECT_EQ(flow.counters.bytes_sent.get(), 2500u);
 }
 
+// A fill file's bytes (netperf -F) are what is sent, repeated, from the
+// buffer or from the sendfile file alike.
+TEST(TcpSendFlow, FillBytesAreSent) {
+  for (bool from_file : {false, true}) {
+    SCOPED_TRACE(from_file ? "sendfile" : "send");
+    auto [tx, rx] = Connected();
+    TcpSendFlow flow(std::move(tx), 1000, 2000, from_file, "0123456");
+    flow.set_mode(false);
+    std::string got = SendAll(flow, rx.get());
+    ASSERT_EQ(got.size(), 2000u);
+    std::string want;
+    while (want.size() < 1000) want += "0123456";
+    want.resize(1000);
+    EXPECT_EQ(got, want + want);
+  }
+}
+
+TEST(FillWith, RepeatsThePatternOrLeavesTheBufferAlone) {
+  char buf[10];
+  std::memset(buf, 'x', sizeof buf);
+  fill_with(buf, sizeof buf, "");
+  EXPECT_EQ(std::string(buf, sizeof buf), "xxxxxxxxxx");
+  fill_with(buf, 9, "abcd");
+  EXPECT_EQ(std::string(buf, sizeof buf), "abcdabcdax");
+}
+
 }  // namespace
 }  // namespace flowperf::engine
