@@ -11,6 +11,7 @@ B/A. Only 127.0.0.1 is used.
 import argparse
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -41,6 +42,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=3)
     ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS))
     a = ap.parse_args()
+    # A SIGTERM ends the run through `finally`, which stops both servers.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     common.raise_fd_limit()
     servers, ports = [], {}
     try:

@@ -187,7 +187,7 @@ void read_end_options(const ClientArgs& a, spec::TestSpec& s) {
 // Options that mean nothing for the test they are given with are refused,
 // not ignored: the user meant something by them. One line, naming both.
 void check_combinations(const ClientArgs& a, const spec::TestInfo& t) {
-  const bool stream = t.family == spec::Family::kStream;
+  const bool stream = t.workload == spec::Workload::kStream;
   if (a.given.count && a.given.length)
     throw usage_error(
         "-n and -l exclude each other: -n stops the test after a count, -l after a time; give "
@@ -249,7 +249,7 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.rst_close = a.rst_close;
   s.sendfile = a.sendfile;
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
-  s.ip_family = a.v4 ? spec::IpFamily::kV4 : a.v6 ? spec::IpFamily::kV6 : spec::IpFamily::kAny;
+  s.ip_family = a.v4 ? IpFamily::kV4 : a.v6 ? IpFamily::kV6 : IpFamily::kAny;
   if (a.given.count) {
     std::string why;
     auto v = core::parse_size(a.count, &why);
@@ -339,7 +339,7 @@ int run_client(const ClientArgs& a) {
     o.host = a.host;
     o.port = a.port;
   }
-  o.family = a.v4 ? net::Family::kV4 : a.v6 ? net::Family::kV6 : net::Family::kAny;
+  o.family = a.v4 ? IpFamily::kV4 : a.v6 ? IpFamily::kV6 : IpFamily::kAny;
   o.interrupt = install_interrupt_handler();
   bool header_printed = false;
   const bool repeated = a.repeat > 0 || !a.confidence.empty();
@@ -466,7 +466,7 @@ int run_server(const ServerArgs& a) {
   session::ServerConfig c;
   c.port = a.port;
   c.bind_host = a.bind;
-  c.family = a.v4 ? net::Family::kV4 : a.v6 ? net::Family::kV6 : net::Family::kAny;
+  c.family = a.v4 ? IpFamily::kV4 : a.v6 ? IpFamily::kV6 : IpFamily::kAny;
   c.max_tests = a.max_tests;
   c.max_duration_s = a.max_duration;
   c.control_timeout_s = a.control_timeout;

@@ -161,13 +161,12 @@ void congestion_control_value(char opt, std::string_view text) {
 
 // netperf's address-family words: anything with a 6 is IPv6, "inet" or a 4
 // is IPv4, "unspec" or 0 is either.
-AddrFamily family_value(char opt, std::string_view text) {
+IpFamily family_value(char opt, std::string_view text) {
   std::string t = lower(text);
-  if (t.find('6') != std::string::npos) return AddrFamily::kInet6;
-  if (t.find("inet") != std::string::npos || t.find('4') != std::string::npos)
-    return AddrFamily::kInet;
+  if (t.find('6') != std::string::npos) return IpFamily::kV6;
+  if (t.find("inet") != std::string::npos || t.find('4') != std::string::npos) return IpFamily::kV4;
   if (t.find("unspec") != std::string::npos || t.find('0') != std::string::npos)
-    return AddrFamily::kUnspec;
+    return IpFamily::kAny;
   throw bad(opt, text, "unknown address family (use inet, inet6, 4, 6 or unspec)");
 }
 
@@ -478,10 +477,10 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       ++a.debug;
       break;
     case '4':
-      a.family = a.local_family = AddrFamily::kInet;
+      a.family = a.local_family = IpFamily::kV4;
       break;
     case '6':
-      a.family = a.local_family = AddrFamily::kInet6;
+      a.family = a.local_family = IpFamily::kV6;
       break;
     case 'a':
     case 'A':
@@ -548,7 +547,7 @@ struct TestScan {
 };
 
 // "name[/mask][,family]" of the test -H and -L.
-void data_address(char opt, const std::string& v, std::string* host, AddrFamily* family) {
+void data_address(char opt, const std::string& v, std::string* host, IpFamily* family) {
   auto p = split_pair(v, true);
   if (p.first) *host = p.first->substr(0, p.first->find('/'));
   if (p.second) *family = family_value(opt, *p.second);
@@ -681,10 +680,10 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
       break;
     }
     case '4':
-      a.data_family = AddrFamily::kInet;
+      a.data_family = IpFamily::kV4;
       break;
     case '6':
-      a.data_family = AddrFamily::kInet6;
+      a.data_family = IpFamily::kV6;
       break;
     case 'p':
       note(a, "-p (client port range)");
@@ -887,11 +886,7 @@ spec::TestSpec netperf_spec(const NetperfArgs& a, const NetperfSystemDefaults& s
   const auto& info = spec::info(s.test);
   const bool udp = info.protocol == spec::Protocol::kUdp;
 
-  s.ip_family = a.data_family == AddrFamily::kInet6  ? spec::IpFamily::kV6
-                : a.data_family == AddrFamily::kInet ? spec::IpFamily::kV4
-                : a.family == AddrFamily::kInet6     ? spec::IpFamily::kV6
-                : a.family == AddrFamily::kInet      ? spec::IpFamily::kV4
-                                                     : spec::IpFamily::kAny;
+  s.ip_family = a.data_family != IpFamily::kAny ? a.data_family : a.family;
   s.duration_s = a.duration_s;
   s.count = a.count;
   s.interval_s = a.interim_s;
@@ -912,7 +907,7 @@ spec::TestSpec netperf_spec(const NetperfArgs& a, const NetperfSystemDefaults& s
     if (requested) return linux_effective_sndbuf(requested, sys);
     return udp ? sys.udp_sndbuf : sys.tcp_sndbuf;
   };
-  if (info.family == spec::Family::kStream) {
+  if (info.workload == spec::Workload::kStream) {
     if (s.test == spec::TestKind::kTcpMaerts) {
       // The server sends: -m's second value, else its send buffer.
       uint64_t m = a.send_size.second.value_or(0);
@@ -955,7 +950,7 @@ spec::TestSpec netperf_spec(const NetperfArgs& a, const NetperfSystemDefaults& s
   }
   // netperf keeps a first burst (test -b) for request/response tests
   // without a connection per transaction.
-  if (info.family == spec::Family::kRr && !info.connect_per_transaction)
+  if (info.workload == spec::Workload::kRr && !info.connect_per_transaction)
     s.burst = static_cast<uint32_t>(std::max(a.first_burst, 0));
   return s;
 }

@@ -38,8 +38,6 @@ enum class NetperfTest {
   kOmni,
 };
 
-enum class AddrFamily { kUnspec, kInet, kInet6 };
-
 // What the command asks for besides running a test.
 enum class NetperfAction {
   kRun,
@@ -71,16 +69,16 @@ struct NetperfArgs {
   // ---- Global options (before `--`) ----
   std::string test_name = "TCP_STREAM";  // -t, upper-cased as netperf does
   NetperfTest test = NetperfTest::kTcpStream;
-  std::string host;  // -H name; empty: netperf's default (localhost, ::1 with -6)
-  AddrFamily family = AddrFamily::kUnspec;        // -H name,family / -4 / -6
-  std::string local_host;                         // -L name: control connection source
-  AddrFamily local_family = AddrFamily::kUnspec;  // -L name,family / -4 / -6
-  uint16_t port = 12865;                          // -p port
-  uint16_t local_port = 0;                        // -p ,lport
-  double duration_s = 10;                         // -l, positive
-  uint64_t count = 0;              // -l negative: bytes (stream) or transactions (RR)
-  int verbosity = 1;               // -v
-  bool headers = true;             // -P 0|1
+  std::string host;                  // -H name; empty: netperf's default (localhost, ::1 with -6)
+  IpFamily family = IpFamily::kAny;  // -H name,family / -4 / -6
+  std::string local_host;            // -L name: control connection source
+  IpFamily local_family = IpFamily::kAny;  // -L name,family / -4 / -6
+  uint16_t port = 12865;                   // -p port
+  uint16_t local_port = 0;                 // -p ,lport
+  double duration_s = 10;                  // -l, positive
+  uint64_t count = 0;                      // -l negative: bytes (stream) or transactions (RR)
+  int verbosity = 1;                       // -v
+  bool headers = true;                     // -P 0|1
   char unit = 0;                   // -f letter; 0: netperf's default (x for RR, m otherwise)
   double interim_s = 0;            // -D interval, seconds (its absolute value); 0: off
   bool interim_timestamp = false;  // -D negative: netperf's "always timestamp" mode
@@ -113,12 +111,12 @@ struct NetperfArgs {
   bool connection_test = false;  // -c
   int direction = 0;             // OMNI: netperf's direction bits after -d/-m/-M/-r
   spec::Protocol protocol = spec::Protocol::kTcp;  // -T tcp|udp, -t stream|dgram (OMNI)
-  std::string data_host;  // -H name[/mask][,family]: target of the data connection
-  AddrFamily data_family = AddrFamily::kUnspec;         // also -4 / -6 after `--`
-  std::string data_local_host;                          // -L name[,family]
-  Pair<std::string> data_ports;                         // -P local,remote
-  Pair<std::string> cong_control;                       // -K local,remote
-  std::string uuid;                                     // -u
+  std::string data_host;                  // -H name[/mask][,family]: target of the data connection
+  IpFamily data_family = IpFamily::kAny;  // also -4 / -6 after `--`
+  std::string data_local_host;            // -L name[,family]
+  Pair<std::string> data_ports;           // -P local,remote
+  Pair<std::string> cong_control;         // -K local,remote
+  std::string uuid;                       // -u
   OmniOutputStyle omni_style = OmniOutputStyle::kNone;  // -O / -o / -k
   std::string omni_selection;  // the file or list after -O/-o/-k; empty: the test's default
 

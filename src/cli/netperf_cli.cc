@@ -82,11 +82,11 @@ struct Resolved {
   std::string numeric;
 };
 
-std::optional<Resolved> resolve_for_banner(const std::string& host, AddrFamily family) {
+std::optional<Resolved> resolve_for_banner(const std::string& host, IpFamily family) {
   addrinfo hints{};
-  hints.ai_family = family == AddrFamily::kInet    ? AF_INET
-                    : family == AddrFamily::kInet6 ? AF_INET6
-                                                   : AF_UNSPEC;
+  hints.ai_family = family == IpFamily::kV4   ? AF_INET
+                    : family == IpFamily::kV6 ? AF_INET6
+                                              : AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* res = nullptr;
   if (::getaddrinfo(host.c_str(), nullptr, &hints, &res) != 0 || !res) return std::nullopt;
@@ -139,8 +139,8 @@ std::string title_for(const NetperfArgs& a, spec::TestKind kind) {
   return "OMNI " + direction_name(a) + " TEST";
 }
 
-int family_number(AddrFamily f) {
-  return f == AddrFamily::kInet ? AF_INET : f == AddrFamily::kInet6 ? AF_INET6 : AF_UNSPEC;
+int family_number(IpFamily f) {
+  return f == IpFamily::kV4 ? AF_INET : f == IpFamily::kV6 ? AF_INET6 : AF_UNSPEC;
 }
 
 // What netperf prints when a UDP message cannot be sent at all (EMSGSIZE):
@@ -182,7 +182,7 @@ int run(const NetperfArgs& a) {
 
   // 2. Where: netperf's default host, and the family the banner names.
   std::string host = a.host;
-  if (host.empty()) host = a.family == AddrFamily::kInet6 ? "::1" : "localhost";
+  if (host.empty()) host = a.family == IpFamily::kV6 ? "::1" : "localhost";
   auto resolved = resolve_for_banner(host, a.family);
   if (!resolved) {
     out("Netperf could not resolve " + host + " as a host name\n");
@@ -198,8 +198,8 @@ int run(const NetperfArgs& a) {
   o.local_cpu = a.local_cpu;
   o.remote_cpu = a.remote_cpu;
   o.brand = a.brand;
-  const bool data_v6 = spec.ip_family == spec::IpFamily::kV6 ||
-                       (spec.ip_family == spec::IpFamily::kAny && resolved->v6);
+  const bool data_v6 =
+      spec.ip_family == IpFamily::kV6 || (spec.ip_family == IpFamily::kAny && resolved->v6);
   o.source_host = !a.data_local_host.empty() ? a.data_local_host : data_v6 ? "::0" : "0.0.0.0";
   o.source_v6 = data_v6;
   o.dest_host = !a.data_host.empty() ? a.data_host : host;
@@ -249,9 +249,7 @@ int run(const NetperfArgs& a) {
   session::NetperfClientOptions c;
   c.host = host;
   c.port = a.port;
-  c.family = a.family == AddrFamily::kInet    ? net::Family::kV4
-             : a.family == AddrFamily::kInet6 ? net::Family::kV6
-                                              : net::Family::kAny;
+  c.family = a.family;
   c.local_host = a.local_host;
   c.local_port = a.local_port;
   c.measure_remote_cpu = a.remote_cpu;

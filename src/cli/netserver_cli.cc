@@ -29,7 +29,7 @@ struct NetserverArgs {
   int debug = 0;            // -d
   std::string host;         // -L name
   std::string family_word;  // -L ,family / -4 / -6, as netserver names it
-  net::Family family = net::Family::kAny;
+  IpFamily family = IpFamily::kAny;
   std::string port_text = "12865";
   uint16_t port = 12865;
   std::string passphrase;  // -Z
@@ -54,20 +54,20 @@ Options:
     -Z passphrase     Expect passphrase as the first thing received
 )";
 
-net::Family family_of(std::string_view word, std::string* name) {
+IpFamily family_of(std::string_view word, std::string* name) {
   std::string w(word);
   for (auto& ch : w) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (w.find('6') != std::string::npos) {
     *name = "AF_INET6";
-    return net::Family::kV6;
+    return IpFamily::kV6;
   }
   if (w.find("inet") != std::string::npos || w.find('4') != std::string::npos) {
     *name = "AF_INET";
-    return net::Family::kV4;
+    return IpFamily::kV4;
   }
   if (w.find("unspec") != std::string::npos || w.find('0') != std::string::npos) {
     *name = "AF_UNSPEC";
-    return net::Family::kAny;
+    return IpFamily::kAny;
   }
   throw usage_error("-L ," + std::string(word) +
                     ": unknown address family (use inet, inet6, 4, 6 or unspec)");
@@ -129,11 +129,11 @@ NetserverArgs parse(int argc, char** argv) {
           break;
         }
         case '4':
-          a.family = net::Family::kV4;
+          a.family = IpFamily::kV4;
           a.family_word = "AF_INET";
           break;
         case '6':
-          a.family = net::Family::kV6;
+          a.family = IpFamily::kV6;
           a.family_word = "AF_INET6";
           break;
         case 'Z':

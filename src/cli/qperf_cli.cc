@@ -396,7 +396,7 @@ spec::TestSpec spec_for(const Run& r) {
       break;
   }
   const auto msg = static_cast<uint32_t>(r.params[Param::kMsgSize].loc.num);
-  const bool stream = spec::info(s.test).family == spec::Family::kStream;
+  const bool stream = spec::info(s.test).workload == spec::Workload::kStream;
   if (stream) {
     s.send_size = s.recv_size = msg;  // qperf reads whole messages
   } else {

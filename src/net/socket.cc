@@ -43,9 +43,12 @@ std::string Address::to_string() const {
   return host() + ":" + std::to_string(port());
 }
 
-std::vector<Address> resolve(const std::string& host, uint16_t port, Family family, int socktype) {
+std::vector<Address> resolve(const std::string& host, uint16_t port, IpFamily family,
+                             int socktype) {
   addrinfo hints{};
-  hints.ai_family = family == Family::kV4 ? AF_INET : family == Family::kV6 ? AF_INET6 : AF_UNSPEC;
+  hints.ai_family = family == IpFamily::kV4   ? AF_INET
+                    : family == IpFamily::kV6 ? AF_INET6
+                                              : AF_UNSPEC;
   hints.ai_socktype = socktype;
   hints.ai_flags = AI_NUMERICSERV | (host.empty() ? AI_PASSIVE : 0);
   addrinfo* res = nullptr;

@@ -10,11 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "core/ip_family.h"
 #include "net/fd.h"
 
 namespace flowperf::net {
-
-enum class Family { kAny, kV4, kV6 };
 
 struct Address {
   sockaddr_storage storage{};
@@ -32,7 +31,7 @@ struct Address {
 // Resolves host (name or numeric) for the given socket type. Throws a runtime
 // Error naming the host when it cannot be resolved. An empty host means the
 // wildcard address (for binding).
-std::vector<Address> resolve(const std::string& host, uint16_t port, Family family, int socktype);
+std::vector<Address> resolve(const std::string& host, uint16_t port, IpFamily family, int socktype);
 
 // A listening TCP socket or a bound UDP socket. Throws a runtime Error.
 Fd bind_socket(const Address& addr, int socktype, int backlog = 1024);

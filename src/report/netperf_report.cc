@@ -30,7 +30,7 @@ __attribute__((format(printf, 1, 2))) std::string cformat(const char* f, ...) {
   return out;
 }
 
-bool is_rr(TestKind k) { return spec::info(k).family == spec::Family::kRr; }
+bool is_rr(TestKind k) { return spec::info(k).workload == spec::Workload::kRr; }
 
 // The banner's "(address)": netperf 2.7.1 formats the numeric address into
 // a buffer of pointer size (8 bytes), so only addresses of up to 7

@@ -246,7 +246,7 @@ struct Ends {
 };
 
 Ends ends(const results::TestResult& r) {
-  const bool stream = spec::info(r.spec.test).family == spec::Family::kStream;
+  const bool stream = spec::info(r.spec.test).workload == spec::Workload::kStream;
   // Message sizes each end sends and receives: one size for a stream, the
   // request and response sizes for request/response.
   const uint32_t msg = r.spec.effective_send_size();
@@ -292,7 +292,7 @@ void cpu_rows(Rows& out, const std::string& p, const EndCpu& c) {
 // times and counts.
 void rest_rows(Rows& out, const results::TestResult& r, const Ends& e, const QperfDisplay& d) {
   const auto& info = spec::info(r.spec.test);
-  const bool stream = info.family == spec::Family::kStream;
+  const bool stream = info.workload == spec::Workload::kStream;
   const EndCounts &loc = e.loc, &rem = e.rem;
 
   if (stream && !d.unify_nodes) {

@@ -4,9 +4,9 @@
 
 namespace flowperf::report {
 
-using spec::Family;
 using spec::Protocol;
 using spec::TestKind;
+using spec::Workload;
 
 namespace {
 
@@ -60,7 +60,7 @@ void fill_stream(StreamSummary& s, const results::FlowResult& local,
 Summary summarize(const results::TestResult& r) {
   Summary sum;
   const auto& info = spec::info(r.spec.test);
-  sum.stream_family = info.family == Family::kStream;
+  sum.stream_family = info.workload == Workload::kStream;
   sum.udp = info.protocol == Protocol::kUdp;
   const results::SideResult* remote = r.have_remote ? &r.remote_side : nullptr;
   sum.receiver_counted = remote != nullptr;
@@ -132,7 +132,7 @@ Summary summarize(const results::TestResult& r) {
 }
 
 std::vector<measure::ConfidenceLoop::Metric> repeat_metrics(TestKind kind) {
-  if (spec::info(kind).family == Family::kStream) return {{"bits_per_second", true}};
+  if (spec::info(kind).workload == Workload::kStream) return {{"bits_per_second", true}};
   return {{"transactions_per_second", true}, {"latency_p50_us", true}, {"latency_p99_us", true}};
 }
 

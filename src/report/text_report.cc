@@ -37,10 +37,11 @@ std::string text_header(const results::TestResult& r) {
                         : (r.server_software.empty() ? "" : " (" + r.server_software + ")"));
   std::string length =
       s.count ? fmt::format("{} {}", s.count,
-                            info.family == spec::Family::kStream ? "bytes" : "transactions")
+                            info.workload == spec::Workload::kStream ? "bytes" : "transactions")
               : fmt::format("{:g} s", s.duration_s);
   std::string sizes =
-      info.family == spec::Family::kStream ? fmt::format("send size {} B", s.effective_send_size())
+      info.workload == spec::Workload::kStream
+          ? fmt::format("send size {} B", s.effective_send_size())
       : spec::carries_data(s.test)
           ? fmt::format("request {} B, response {} B", s.request_size, s.response_size)
           : std::string("no data: connect, then the server closes");
@@ -66,7 +67,7 @@ std::string text_header(const results::TestResult& r) {
 
 std::string text_interval(const spec::TestSpec& s, const results::IntervalSample& iv,
                           const TextOptions& o) {
-  const bool stream = spec::info(s.test).family == spec::Family::kStream;
+  const bool stream = spec::info(s.test).workload == spec::Workload::kStream;
   uint64_t bytes = 0, txn = 0;
   for (const auto& f : iv.flows) {
     bytes += s.test == spec::TestKind::kTcpMaerts ? f.bytes_recv : f.bytes_sent;

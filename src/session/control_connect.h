@@ -31,7 +31,7 @@ class ConnectError : public Error {
 struct ControlTarget {
   std::string host;
   uint16_t port = 0;
-  net::Family family = net::Family::kAny;
+  IpFamily family = IpFamily::kAny;
   double timeout_s = 5;  // for each connect
   double wait_s = 0;     // keep retrying a failed connect this long
   // What to start on the host, for the message when nothing listens

@@ -23,7 +23,7 @@ using results::TestResult;
 struct ClientOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 12865;
-  net::Family family = net::Family::kAny;
+  IpFamily family = IpFamily::kAny;
   double connect_timeout_s = 5;
   // Set from a signal handler: end the test now and report what was measured.
   const std::atomic<bool>* interrupt = nullptr;

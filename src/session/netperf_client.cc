@@ -201,9 +201,9 @@ np::OmniRequest make_request(const spec::TestSpec& s, int family) {
   if (s.test == TestKind::kTcpCrr) r.flags |= np::kFlagConnectTest;
   if (s.count > 0) {
     if (s.count > static_cast<uint64_t>(INT32_MAX))
-      throw usage_error(fmt::format("-n {}: netperf's protocol counts at most {} {}", s.count,
-                                    INT32_MAX,
-                                    info.family == spec::Family::kRr ? "transactions" : "bytes"));
+      throw usage_error(
+          fmt::format("-n {}: netperf's protocol counts at most {} {}", s.count, INT32_MAX,
+                      info.workload == spec::Workload::kRr ? "transactions" : "bytes"));
     r.test_length = -static_cast<int32_t>(s.count);
   } else {
     r.test_length = static_cast<int32_t>(std::max(1.0, std::ceil(s.duration_s)));
@@ -281,13 +281,10 @@ void name_local_socket(np::OmniRequest& r, int fd) {
 // test -H / -L: a name for the data connection's own address, of the
 // family the test asks for (-4/-6), else preferably the control's.
 net::Address data_address(const std::string& host, const char* option, int control_family,
-                          spec::IpFamily want) {
-  const net::Family f = want == spec::IpFamily::kV4   ? net::Family::kV4
-                        : want == spec::IpFamily::kV6 ? net::Family::kV6
-                                                      : net::Family::kAny;
+                          IpFamily want) {
   std::vector<net::Address> all;
   try {
-    all = net::resolve(host, 0, f, SOCK_STREAM);
+    all = net::resolve(host, 0, want, SOCK_STREAM);
   } catch (const Error& e) {
     throw usage_error(fmt::format("test {} {}: {}", option, host, e.what()));
   }
@@ -359,9 +356,7 @@ Control open_control(const spec::TestSpec& spec, const NetperfClientOptions& o) 
     throw usage_error(fmt::format(
         "-P {}: netperf's protocol runs one stream per test; run several tests at once instead",
         spec.streams));
-  net::Family family = o.family;
-  if (spec.ip_family == spec::IpFamily::kV4) family = net::Family::kV4;
-  if (spec.ip_family == spec::IpFamily::kV6) family = net::Family::kV6;
+  const IpFamily family = spec.ip_family != IpFamily::kAny ? spec.ip_family : o.family;
   auto servers = net::resolve(o.host, o.port, family, SOCK_STREAM);
   Control c;
   int err = 0;
@@ -369,7 +364,7 @@ Control open_control(const spec::TestSpec& spec, const NetperfClientOptions& o) 
     if (!o.local_host.empty() || o.local_port) {
       auto locals =
           net::resolve(o.local_host, o.local_port,
-                       a.family() == AF_INET6 ? net::Family::kV6 : net::Family::kV4, SOCK_STREAM);
+                       a.family() == AF_INET6 ? IpFamily::kV6 : IpFamily::kV4, SOCK_STREAM);
       c.local_bind = locals.front();
       c.have_local = true;
     }

@@ -19,7 +19,7 @@ namespace flowperf::session {
 struct NetperfClientOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 12865;
-  net::Family family = net::Family::kAny;
+  IpFamily family = IpFamily::kAny;
   std::string local_host;   // netperf -L: bind the client's sockets here
   uint16_t local_port = 0;  // netperf -p port,lport
   const std::atomic<bool>* interrupt = nullptr;

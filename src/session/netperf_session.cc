@@ -565,7 +565,7 @@ class NetperfSession {
     if (p.test_length > 0 && p.test_length > cfg_.max_duration_s)
       throw Refusal{EINVAL, fmt::format("-l {}: this server runs tests of at most {} seconds",
                                         p.test_length, cfg_.max_duration_s)};
-    const bool rr = spec::info(p.kind).family == spec::Family::kRr;
+    const bool rr = spec::info(p.kind).workload == spec::Workload::kRr;
     const int32_t max_size = static_cast<int32_t>(
         is_udp(p.kind) ? spec::kMaxUdpPayloadV6 : static_cast<int32_t>(spec::kMaxMessage));
     if (rr && spec::carries_data(p.kind) && (p.request_size <= 0 || p.response_size <= 0))
@@ -603,7 +603,7 @@ class NetperfSession {
     d.sndbuf = net::get_sndbuf(fd);
     d.rcvbuf = net::get_rcvbuf(fd);
     // Bytes per call as netserver chooses them.
-    const bool rr = spec::info(p.kind).family == spec::Family::kRr;
+    const bool rr = spec::info(p.kind).workload == spec::Workload::kRr;
     if (rr) {
       d.send_size = p.response_size;
       d.recv_size = p.request_size;
@@ -618,7 +618,7 @@ class NetperfSession {
   // netserver's buffer-ring width: cosmetic, but reported.
   static int32_t width(uint32_t asked, int buf, int32_t size, const Plan& p) {
     if (asked) return static_cast<int32_t>(asked);
-    if (spec::info(p.kind).family == spec::Family::kRr) return 1;
+    if (spec::info(p.kind).workload == spec::Workload::kRr) return 1;
     int32_t w = size > 0 ? buf / size + 1 : 2;
     return w == 1 ? 2 : w;
   }

@@ -18,11 +18,11 @@ Server::~Server() { stop(); }
 
 void Server::bind() {
   net::Address addr;
-  if (config_.bind_host.empty() && config_.family == net::Family::kAny) {
+  if (config_.bind_host.empty() && config_.family == IpFamily::kAny) {
     // One dual-stack socket serves IPv4 and IPv6 clients; fall back to IPv4
     // where IPv6 is off.
     try {
-      addr = net::resolve("::", config_.port, net::Family::kV6, SOCK_STREAM).front();
+      addr = net::resolve("::", config_.port, IpFamily::kV6, SOCK_STREAM).front();
       net::Fd fd(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
       if (!fd) throw runtime_error("no IPv6");
       int zero = 0, one = 1;
@@ -34,12 +34,12 @@ void Server::bind() {
     } catch (const Error&) {
     }
     if (!listener_) {
-      addr = net::resolve("0.0.0.0", config_.port, net::Family::kV4, SOCK_STREAM).front();
+      addr = net::resolve("0.0.0.0", config_.port, IpFamily::kV4, SOCK_STREAM).front();
       listener_ = net::bind_socket(addr, SOCK_STREAM);
     }
   } else {
     std::string host = config_.bind_host;
-    if (host.empty()) host = config_.family == net::Family::kV6 ? "::" : "0.0.0.0";
+    if (host.empty()) host = config_.family == IpFamily::kV6 ? "::" : "0.0.0.0";
     addr = net::resolve(host, config_.port, config_.family, SOCK_STREAM).front();
     listener_ = net::bind_socket(addr, SOCK_STREAM);
   }

@@ -21,7 +21,7 @@ namespace flowperf::session {
 struct ServerConfig {
   std::string bind_host;  // empty: every address
   uint16_t port = 12865;  // 0: an ephemeral port
-  net::Family family = net::Family::kAny;
+  IpFamily family = IpFamily::kAny;
   uint32_t max_tests = 100;        // tests running at once
   double max_duration_s = 3600;    // longest test the server runs
   double control_timeout_s = 10;   // longest wait for any control message outside a test

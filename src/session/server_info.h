@@ -22,7 +22,7 @@ namespace flowperf::session {
 struct ServerProbe {
   std::string host = "127.0.0.1";
   uint16_t port = 0;
-  net::Family family = net::Family::kAny;
+  IpFamily family = IpFamily::kAny;
   double timeout_s = 5;  // for each connect and each answer
   double wait_s = 0;     // keep retrying a failed connect this long
 };

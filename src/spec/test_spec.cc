@@ -12,19 +12,19 @@ namespace flowperf::spec {
 
 const std::vector<TestInfo>& all_tests() {
   static const std::vector<TestInfo> tests = {
-      {TestKind::kTcpStream, "TCP_STREAM", Protocol::kTcp, Family::kStream, true, false,
+      {TestKind::kTcpStream, "TCP_STREAM", Protocol::kTcp, Workload::kStream, true, false,
        "TCP bulk transfer, client to server"},
-      {TestKind::kTcpMaerts, "TCP_MAERTS", Protocol::kTcp, Family::kStream, false, false,
+      {TestKind::kTcpMaerts, "TCP_MAERTS", Protocol::kTcp, Workload::kStream, false, false,
        "TCP bulk transfer, server to client"},
-      {TestKind::kUdpStream, "UDP_STREAM", Protocol::kUdp, Family::kStream, true, false,
+      {TestKind::kUdpStream, "UDP_STREAM", Protocol::kUdp, Workload::kStream, true, false,
        "UDP datagrams, client to server"},
-      {TestKind::kTcpRr, "TCP_RR", Protocol::kTcp, Family::kRr, true, false,
+      {TestKind::kTcpRr, "TCP_RR", Protocol::kTcp, Workload::kRr, true, false,
        "TCP request/response on one connection"},
-      {TestKind::kTcpCrr, "TCP_CRR", Protocol::kTcp, Family::kRr, true, true,
+      {TestKind::kTcpCrr, "TCP_CRR", Protocol::kTcp, Workload::kRr, true, true,
        "TCP connect/request/response, a new connection per transaction"},
-      {TestKind::kUdpRr, "UDP_RR", Protocol::kUdp, Family::kRr, true, false,
+      {TestKind::kUdpRr, "UDP_RR", Protocol::kUdp, Workload::kRr, true, false,
        "UDP request/response"},
-      {TestKind::kTcpCc, "TCP_CC", Protocol::kTcp, Family::kRr, true, true,
+      {TestKind::kTcpCc, "TCP_CC", Protocol::kTcp, Workload::kRr, true, true,
        "TCP connect/close, a new connection per transaction and no data"},
   };
   return tests;
@@ -143,7 +143,7 @@ std::vector<std::string> validate(const TestSpec& s, End here) {
   std::vector<std::string> problems;
   const TestInfo& t = info(s.test);
   const bool udp = t.protocol == Protocol::kUdp;
-  const bool stream = t.family == Family::kStream;
+  const bool stream = t.workload == Workload::kStream;
   auto add = [&](std::string p) { problems.push_back(std::move(p)); };
 
   if (!(s.duration_s > 0) || !std::isfinite(s.duration_s) || s.duration_s > 31'536'000)
@@ -177,7 +177,7 @@ std::vector<std::string> validate(const TestSpec& s, End here) {
                     kMaxBatch));
   else if (s.batch > 1 && s.test != TestKind::kUdpStream)
     add(fmt::format("--batch {}: batching applies to UDP_STREAM only, not {}", s.batch, t.name));
-  if (s.busy_poll && t.family != Family::kRr)
+  if (s.busy_poll && t.workload != Workload::kRr)
     add(fmt::format("--busy-poll: busy polling applies to TCP_RR, TCP_CRR and UDP_RR, not {}",
                     t.name));
   if (s.rst_close && s.test != TestKind::kTcpCrr)

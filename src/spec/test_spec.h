@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ip_family.h"
+
 namespace flowperf::spec {
 
 // TCP_CC: a connection per transaction and no data (connect, then the
@@ -16,15 +18,14 @@ namespace flowperf::spec {
 // reports them.
 enum class TestKind { kTcpStream, kTcpMaerts, kUdpStream, kTcpRr, kTcpCrr, kUdpRr, kTcpCc };
 enum class Protocol { kTcp, kUdp };
-enum class Family { kStream, kRr };  // workload family: bulk transfer, or request/response
-enum class IpFamily { kAny, kV4, kV6 };
+enum class Workload { kStream, kRr };  // bulk transfer, or request/response
 
 // Facts about a named test: which engine family runs it and who sends.
 struct TestInfo {
   TestKind kind;
   const char* name;  // canonical upper-case name, e.g. "TCP_STREAM"
   Protocol protocol;
-  Family family;
+  Workload workload;
   bool client_sends;             // stream tests: the client is the sender
   bool connect_per_transaction;  // TCP_CRR, TCP_CC
   const char* title;             // what the test measures, for headers

@@ -79,18 +79,18 @@ TEST(NetperfArgs, CommandLineIsArgvJoined) {
 TEST(NetperfArgs, HostIsAnExplicitPair) {
   NetperfArgs a = parse({"-H", "10.0.0.2"});
   EXPECT_EQ(a.host, "10.0.0.2");
-  EXPECT_EQ(a.family, AddrFamily::kUnspec);  // a lone value sets the host only
+  EXPECT_EQ(a.family, IpFamily::kAny);  // a lone value sets the host only
   a = parse({"-H", "server,6"});
   EXPECT_EQ(a.host, "server");
-  EXPECT_EQ(a.family, AddrFamily::kInet6);
+  EXPECT_EQ(a.family, IpFamily::kV6);
   a = parse({"-H", ",inet"});
   EXPECT_EQ(a.host, "");
-  EXPECT_EQ(a.family, AddrFamily::kInet);
+  EXPECT_EQ(a.family, IpFamily::kV4);
   a = parse({"-H", "::1,AF_INET6"});
   EXPECT_EQ(a.host, "::1");
-  EXPECT_EQ(a.family, AddrFamily::kInet6);
-  EXPECT_EQ(parse({"-H", "h,unspec"}).family, AddrFamily::kUnspec);
-  EXPECT_EQ(parse({"-H", "h,4"}).family, AddrFamily::kInet);
+  EXPECT_EQ(a.family, IpFamily::kV6);
+  EXPECT_EQ(parse({"-H", "h,unspec"}).family, IpFamily::kAny);
+  EXPECT_EQ(parse({"-H", "h,4"}).family, IpFamily::kV4);
   EXPECT_EQ(error_of({"-H", "h,ipx"}),
             "-H ipx: unknown address family (use inet, inet6, 4, 6 or unspec)");
 }
@@ -98,9 +98,9 @@ TEST(NetperfArgs, HostIsAnExplicitPair) {
 TEST(NetperfArgs, LocalAddressIsAnExplicitPair) {
   NetperfArgs a = parse({"-L", "192.168.1.5"});
   EXPECT_EQ(a.local_host, "192.168.1.5");
-  EXPECT_EQ(a.local_family, AddrFamily::kUnspec);
+  EXPECT_EQ(a.local_family, IpFamily::kAny);
   a = parse({"-L", "192.168.1.5,4"});
-  EXPECT_EQ(a.local_family, AddrFamily::kInet);
+  EXPECT_EQ(a.local_family, IpFamily::kV4);
 }
 
 TEST(NetperfArgs, PortAndLocalPort) {
@@ -312,11 +312,11 @@ TEST(NetperfArgs, OtherGlobals) {
   EXPECT_EQ(a.debug, 2);
   EXPECT_TRUE(a.no_control);
   a = parse({"-4"});
-  EXPECT_EQ(a.family, AddrFamily::kInet);
-  EXPECT_EQ(a.local_family, AddrFamily::kInet);
+  EXPECT_EQ(a.family, IpFamily::kV4);
+  EXPECT_EQ(a.local_family, IpFamily::kV4);
   a = parse({"-6"});
-  EXPECT_EQ(a.family, AddrFamily::kInet6);
-  EXPECT_EQ(a.local_family, AddrFamily::kInet6);
+  EXPECT_EQ(a.family, IpFamily::kV6);
+  EXPECT_EQ(a.local_family, IpFamily::kV6);
   a = parse({"-a", "8", "-A", "8,8", "-o", "1", "-O", "2", "-W", "4", "-j", "-r", "-n", "4"});
   EXPECT_FALSE(a.not_applied.empty());
   EXPECT_FALSE(parse({"-a", "4K,", "-o", ",16", "-W", "1,2"}).not_applied.empty());
@@ -441,12 +441,12 @@ TEST(NetperfArgs, TestFlags) {
   EXPECT_TRUE(a.not_applied.empty());  // -C and -b are applied
   EXPECT_TRUE(parse({"-t", "TCP_RR", "--", "-b", "0"}).not_applied.empty());
   a = parse({"--", "-4"});
-  EXPECT_EQ(a.data_family, AddrFamily::kInet);
+  EXPECT_EQ(a.data_family, IpFamily::kV4);
   a = parse({"--", "-6"});
-  EXPECT_EQ(a.data_family, AddrFamily::kInet6);
+  EXPECT_EQ(a.data_family, IpFamily::kV6);
   a = parse({"--", "-H", "10.1.1.1/24,4", "-L", "10.1.1.2", "-P", "5000,6000", "-K", "cubic"});
   EXPECT_EQ(a.data_host, "10.1.1.1");
-  EXPECT_EQ(a.data_family, AddrFamily::kInet);
+  EXPECT_EQ(a.data_family, IpFamily::kV4);
   EXPECT_EQ(a.data_local_host, "10.1.1.2");
   EXPECT_EQ(a.data_ports.first, "5000");
   EXPECT_EQ(a.data_ports.second, "6000");
@@ -684,14 +684,14 @@ TEST(NetperfSpec, OptionsReachTheSpec) {
   EXPECT_DOUBLE_EQ(s.duration_s, 3);
   EXPECT_DOUBLE_EQ(s.interval_s, 0.5);
   EXPECT_TRUE(s.nodelay);
-  EXPECT_EQ(s.ip_family, spec::IpFamily::kV6);
+  EXPECT_EQ(s.ip_family, IpFamily::kV6);
   EXPECT_EQ(s.local_sndbuf, 1024u);
   EXPECT_EQ(s.local_rcvbuf, 2048u);
   EXPECT_EQ(s.remote_sndbuf, 3072u);
   EXPECT_EQ(s.remote_rcvbuf, 4096u);
-  EXPECT_EQ(spec_of({"-4"}).ip_family, spec::IpFamily::kV4);
-  EXPECT_EQ(spec_of({"-6", "--", "-4"}).ip_family, spec::IpFamily::kV4);  // the data family wins
-  EXPECT_EQ(spec_of({"-H", "h,6"}).ip_family, spec::IpFamily::kV6);
+  EXPECT_EQ(spec_of({"-4"}).ip_family, IpFamily::kV4);
+  EXPECT_EQ(spec_of({"-6", "--", "-4"}).ip_family, IpFamily::kV4);  // the data family wins
+  EXPECT_EQ(spec_of({"-H", "h,6"}).ip_family, IpFamily::kV6);
   EXPECT_NE(spec_error_of({"--", "-s", "8G"}).find("-s 8589934592: at most 4294967295 bytes"),
             std::string::npos);
 }

@@ -52,7 +52,7 @@ TEST(NicCounters, DeltasAndRates) {
 
 TEST(NicCounters, LoopbackAddressesAreOnLo) {
   for (const char* host : {"127.0.0.1", "127.0.0.2", "::1", "::ffff:127.0.0.1"}) {
-    auto a = net::resolve(host, 0, net::Family::kAny, SOCK_STREAM).front();
+    auto a = net::resolve(host, 0, IpFamily::kAny, SOCK_STREAM).front();
     auto name = interface_for(a);
     ASSERT_TRUE(name.has_value()) << host;
     EXPECT_EQ(*name, "lo") << host;

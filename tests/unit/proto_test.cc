@@ -88,7 +88,7 @@ TEST(Messages, WelcomeHostFactsAreOptional) {
 TEST(Messages, SetupRoundTrip) {
   proto::Setup s;
   s.spec.test = spec::TestKind::kUdpStream;
-  s.spec.ip_family = spec::IpFamily::kV6;
+  s.spec.ip_family = IpFamily::kV6;
   s.spec.send_size = 1200;
   s.spec.recv_size = 9000;
   s.spec.request_size = 10;
@@ -105,7 +105,7 @@ TEST(Messages, SetupRoundTrip) {
   s.spec.udp_rr_min_timeout_us = 1234;
   proto::Setup back = RoundTrip(s);
   EXPECT_EQ(back.spec.test, spec::TestKind::kUdpStream);
-  EXPECT_EQ(back.spec.ip_family, spec::IpFamily::kV6);
+  EXPECT_EQ(back.spec.ip_family, IpFamily::kV6);
   EXPECT_EQ(back.spec.send_size, 1200u);
   EXPECT_EQ(back.spec.recv_size, 9000u);
   EXPECT_EQ(back.spec.request_size, 10u);

@@ -36,7 +36,7 @@ class ServerTest : public ::testing::Test {
   void TearDown() override { server_->stop(); }
 
   net::Fd connect() {
-    auto a = net::resolve("127.0.0.1", server_->port(), net::Family::kV4, SOCK_STREAM).front();
+    auto a = net::resolve("127.0.0.1", server_->port(), IpFamily::kV4, SOCK_STREAM).front();
     int err = 0;
     net::Fd fd = net::connect_tcp(a, Clock::now() + 2s, &err);
     EXPECT_TRUE(fd.valid()) << err;

@@ -70,7 +70,7 @@ TEST(TestTable, HasSevenDistinctTestsAndInfoFindsEach) {
 TEST(TestTable, TcpCcIsAConnectionTestWithoutData) {
   EXPECT_EQ(parse_test_name("tcp_cc"), TestKind::kTcpCc);
   EXPECT_EQ(info(TestKind::kTcpCc).protocol, Protocol::kTcp);
-  EXPECT_EQ(info(TestKind::kTcpCc).family, Family::kRr);
+  EXPECT_EQ(info(TestKind::kTcpCc).workload, Workload::kRr);
   EXPECT_TRUE(info(TestKind::kTcpCc).connect_per_transaction);
   EXPECT_FALSE(carries_data(TestKind::kTcpCc));
   EXPECT_TRUE(carries_data(TestKind::kTcpCrr));
@@ -78,16 +78,16 @@ TEST(TestTable, TcpCcIsAConnectionTestWithoutData) {
 
 TEST(TestTable, ProtocolFamilyAndDirection) {
   EXPECT_EQ(info(TestKind::kTcpStream).protocol, Protocol::kTcp);
-  EXPECT_EQ(info(TestKind::kTcpStream).family, Family::kStream);
+  EXPECT_EQ(info(TestKind::kTcpStream).workload, Workload::kStream);
   EXPECT_TRUE(info(TestKind::kTcpStream).client_sends);
   EXPECT_FALSE(info(TestKind::kTcpMaerts).client_sends);
   EXPECT_EQ(info(TestKind::kUdpStream).protocol, Protocol::kUdp);
-  EXPECT_EQ(info(TestKind::kUdpStream).family, Family::kStream);
-  EXPECT_EQ(info(TestKind::kTcpRr).family, Family::kRr);
+  EXPECT_EQ(info(TestKind::kUdpStream).workload, Workload::kStream);
+  EXPECT_EQ(info(TestKind::kTcpRr).workload, Workload::kRr);
   EXPECT_FALSE(info(TestKind::kTcpRr).connect_per_transaction);
   EXPECT_TRUE(info(TestKind::kTcpCrr).connect_per_transaction);
   EXPECT_EQ(info(TestKind::kUdpRr).protocol, Protocol::kUdp);
-  EXPECT_EQ(info(TestKind::kUdpRr).family, Family::kRr);
+  EXPECT_EQ(info(TestKind::kUdpRr).workload, Workload::kRr);
 }
 
 TEST(ParseTestName, EveryCanonicalName) {
