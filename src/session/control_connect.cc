@@ -7,6 +7,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/deadline.h"
 #include "net/sys.h"
 
 namespace flowperf::session {
@@ -14,10 +15,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Clock::time_point after(double seconds) {
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
+using core::after;
 
 }  // namespace
 

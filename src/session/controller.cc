@@ -6,6 +6,7 @@
 #include <chrono>
 #include <optional>
 
+#include "core/deadline.h"
 #include "core/error.h"
 #include "core/version.h"
 #include "engine/test_plan.h"
@@ -30,10 +31,7 @@ constexpr double kDrainLimitS = 120;
 // How long the data connections may take to open, all together.
 constexpr double kDataConnectS = 15;
 
-Clock::time_point after(double seconds) {
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
+using core::after;
 
 }  // namespace
 

@@ -1,13 +1,15 @@
 #include "session/dispatch.h"
 
+#include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <exception>
 #include <thread>
 
-#include "net/sys.h"
 #include "proto/framing.h"
 #include "session/server.h"
 
@@ -34,14 +36,15 @@ const std::vector<ProtocolRow>& protocol_table() {
   return rows;
 }
 
-const ProtocolRow* classify(std::span<const uint8_t> first) {
+const ProtocolRow* classify(std::span<const uint8_t> first, bool complete) {
   for (const auto& row : protocol_table()) {
     if (!row.classify) return &row;
     switch (row.classify(first)) {
       case Claim::kYes:
         return &row;
       case Claim::kNeedMore:
-        return nullptr;
+        if (!complete) return nullptr;
+        break;
       case Claim::kNo:
         break;
     }
@@ -58,22 +61,27 @@ void dispatch_control_connection(int control, const SessionContext& ctx) {
   const ProtocolRow* row = nullptr;
   while (!row) {
     if (ctx.stopping && ctx.stopping->load()) return;
-    if (!net::sys::wait_readable(
-            control, std::min(deadline, Clock::now() + std::chrono::milliseconds(200)))) {
-      if (Clock::now() >= deadline) return;  // silent: dropped
-      continue;
+    const auto now = Clock::now();
+    if (now >= deadline) return;  // silent, or too few bytes: dropped
+    const auto wait = std::min<Clock::duration>(deadline - now, std::chrono::milliseconds(200));
+    // POLLRDHUP: a client that half-closed after too few bytes to tell its
+    // protocol has said all it will; it is not waited for until the deadline.
+    pollfd p{control, POLLIN | POLLRDHUP, 0};
+    const int r = ::poll(
+        &p, 1,
+        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(wait).count()) + 1);
+    if (r < 0 && errno != EINTR) return;
+    if (r <= 0) continue;
+    const ssize_t n = ::recv(control, first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
+    if (n <= 0) return;  // closed with nothing said, or reset
+    const bool complete = (p.revents & (POLLRDHUP | POLLHUP)) != 0;
+    if (static_cast<size_t>(n) != have || complete) {
+      have = static_cast<size_t>(n);
+      row = classify(std::span<const uint8_t>(first, have), complete);
     }
-    ssize_t n = ::recv(control, first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
-    if (n <= 0) return;  // closed, or reset
-    if (static_cast<size_t>(n) == have) {
-      // Readable with nothing new: wait for the rest of the bytes a row needs.
-      if (Clock::now() >= deadline) return;
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      continue;
-    }
-    have = static_cast<size_t>(n);
-    row = classify(std::span<const uint8_t>(first, have));
-    if (!row && have == sizeof first) return;  // cannot happen: the last row takes anything
+    // Readable with nothing new: the rest of the bytes a row needs are on their way.
+    if (!row) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   try {
     row->serve(control, ctx);

@@ -27,8 +27,10 @@ struct ProtocolRow {
 const std::vector<ProtocolRow>& protocol_table();
 
 // The row for these first bytes; nullptr while a row needs more bytes
-// (`first` holds all the client has sent so far).
-const ProtocolRow* classify(std::span<const uint8_t> first);
+// (`first` holds all the client has sent so far). `complete`: the client
+// has finished sending (it half-closed), so no more bytes will come and a
+// row that needs more does not claim the connection.
+const ProtocolRow* classify(std::span<const uint8_t> first, bool complete = false);
 
 // Waits (up to the configured control timeout) for the client's first
 // bytes, picks the row and hands the connection to its session. A client

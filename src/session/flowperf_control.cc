@@ -4,6 +4,7 @@
 
 #include <chrono>
 
+#include "core/deadline.h"
 #include "core/version.h"
 
 namespace flowperf::session {
@@ -11,10 +12,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Clock::time_point after(double seconds) {
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
+using core::after;
 
 }  // namespace
 

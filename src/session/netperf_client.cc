@@ -27,6 +27,7 @@
 #include <cstring>
 
 #include "core/cpu_pin.h"
+#include "core/deadline.h"
 #include "core/error.h"
 #include "engine/collect.h"
 #include "engine/test_plan.h"
@@ -44,10 +45,7 @@ using Clock = std::chrono::steady_clock;
 using spec::TestKind;
 using namespace std::chrono_literals;
 
-Clock::time_point after(double seconds) {
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
+using core::after;
 
 bool interrupted(const NetperfClientOptions& o) { return o.interrupt && o.interrupt->load(); }
 

@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 
+#include "core/deadline.h"
 #include "core/error.h"
 #include "core/host_info.h"
 #include "core/version.h"
@@ -30,10 +31,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-Clock::time_point after(double seconds) {
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
-}
+using core::after;
 
 class Session {
  public:

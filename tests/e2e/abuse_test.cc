@@ -318,8 +318,10 @@ TEST_F(Abuse, ConnectionsClosedInsideAFrame) {
     cuts.push_back({"setup header " + std::to_string(n), setup.substr(0, n), true, true});
   for (size_t n : {size_t{8}, setup.size() / 2, setup.size() - 1})
     cuts.push_back({"setup body " + std::to_string(n), setup.substr(0, n), true, true});
-  // One byte of a first frame cannot be told from netperf's first byte: the
-  // server gives it to its netperf handler, which closes without a word.
+  // One byte of a first frame cannot be told from netperf's first byte: once
+  // the client has closed (or half-closed) after it, no second byte will
+  // come, and the server gives it to its netperf handler, which closes
+  // without a word.
   cuts.push_back({"first byte only", hello.substr(0, 1), false, false});
 
   for (const auto& cut : cuts) {

@@ -28,6 +28,15 @@ TEST(Dispatch, OneByteIsNotEnoughToTell) {
   EXPECT_EQ(row_for(f), "(needs more)");
 }
 
+TEST(Dispatch, AClientThatSentAllItWillIsNotWaitedFor) {
+  // One byte and a half-close: no second byte will come, so the row that
+  // needs it does not claim the connection and the last row takes it.
+  const uint8_t f[] = {'F'};
+  const ProtocolRow* r = classify(f, /*complete=*/true);
+  ASSERT_NE(r, nullptr);
+  EXPECT_STREQ(r->name, "netperf");
+}
+
 TEST(Dispatch, NetperfRequestsAndAnythingElseGoToNetperf) {
   // netperf's first word is a big-endian request number (DO_OMNI is 97).
   const uint8_t omni[] = {0, 0, 0, 97, 0, 0, 0, 0};

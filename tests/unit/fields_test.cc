@@ -15,6 +15,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "member_count.h"
 #include "proto/messages.h"
 #include "report/result_json.h"
 
@@ -24,20 +25,7 @@ namespace {
 using results::fields;
 using results::Presence;
 
-// ---- how many members an aggregate has ----
-
-struct AnyValue {
-  template <class T>
-  operator T() const;  // never defined: only used unevaluated
-};
-
-template <class T, class... A>
-constexpr size_t member_count() {
-  if constexpr (requires { T{A{}..., AnyValue{}}; })
-    return member_count<T, A..., AnyValue>();
-  else
-    return sizeof...(A);
-}
+using test_support::member_count;
 
 struct Counter {
   size_t n = 0;

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "member_count.h"
 #include "spec/spec_json.h"
 #include "spec/test_spec.h"
 
@@ -730,20 +731,7 @@ TEST(SpecJson, AbsentFieldsKeepDefaultsAndNameIsCaseInsensitive) {
   EXPECT_EQ(s.udp_rr_min_timeout_us, d.udp_rr_min_timeout_us);
 }
 
-// The number of members of an aggregate: the most initializers T{...} takes
-// when each converts to anything (a member that is itself an aggregate
-// takes one whole, so nested members are not counted).
-struct AnyMember {
-  template <typename T>
-  operator T() const;  // never called: only in unevaluated requires-expressions
-};
-template <typename T, typename... Given>
-constexpr size_t MemberCount() {
-  if constexpr (requires { T{Given{}..., AnyMember{}}; })
-    return MemberCount<T, Given..., AnyMember>();
-  else
-    return sizeof...(Given);
-}
+using test_support::member_count;
 
 // Every key of `a` holds a different value in `b`, nested objects key by key.
 void ExpectEveryKeyDiffers(const json& a, const json& b, const std::string& where = "") {
@@ -761,15 +749,15 @@ void ExpectEveryKeyDiffers(const json& a, const json& b, const std::string& wher
 // as the members.
 TEST(SpecJson, EveryMemberHasExactlyOneKey) {
   const json j = to_json(Unusual(TestKind::kTcpRr));
-  EXPECT_EQ(j.size(), MemberCount<TestSpec>()) << j.dump(1);
-  EXPECT_EQ(j.at("local").size(), MemberCount<SideOptions>()) << j.dump(1);
-  EXPECT_EQ(j.at("remote").size(), MemberCount<SideOptions>()) << j.dump(1);
+  EXPECT_EQ(j.size(), member_count<TestSpec>()) << j.dump(1);
+  EXPECT_EQ(j.at("local").size(), member_count<SideOptions>()) << j.dump(1);
+  EXPECT_EQ(j.at("remote").size(), member_count<SideOptions>()) << j.dump(1);
   size_t visited = 0, side_visited = 0;
   TestSpec s;
   visit_fields(s, [&](const char*, auto&&...) { ++visited; });
   visit_side(s.local, [&](const char*, auto&&...) { ++side_visited; });
-  EXPECT_EQ(visited, MemberCount<TestSpec>());
-  EXPECT_EQ(side_visited, MemberCount<SideOptions>());
+  EXPECT_EQ(visited, member_count<TestSpec>());
+  EXPECT_EQ(side_visited, member_count<SideOptions>());
 }
 
 // Every field set to something other than its default comes back as it
