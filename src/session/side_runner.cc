@@ -39,12 +39,9 @@ SideRunner::SideRunner(std::vector<std::unique_ptr<engine::Flow>> flows, Options
     : options_(std::move(options)),
       side_(std::move(flows), std::max(1u, options_.threads), options_.busy_poll) {}
 
-SideRunner::~SideRunner() {
-  if (!joined_) {
-    side_.set_phase(engine::Phase::kAbort);
-    side_.join();
-  }
-}
+// The Side's own destructor aborts the flows, opens the gate (workers
+// launched but never released must see the abort) and joins.
+SideRunner::~SideRunner() = default;
 
 void SideRunner::launch() { side_.launch(options_.cpu); }
 
@@ -128,7 +125,6 @@ results::SideResult SideRunner::finish(std::optional<Clock::time_point> last_sam
                                        Clock::time_point cap) {
   end_measuring();
   side_.join();
-  joined_ = true;
   if (last_sample_at && sampler_)
     if (auto s = sampler_->finish(*last_sample_at)) {
       if (options_.on_interval) options_.on_interval(*s);

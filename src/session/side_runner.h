@@ -107,7 +107,6 @@ class SideRunner {
   SideMeter meter_;
   results::SideResult measured_;  // the meter's figures, once taken
   std::vector<results::IntervalSample> intervals_;
-  bool joined_ = false;
 };
 
 }  // namespace flowperf::session

@@ -55,6 +55,19 @@ std::unique_ptr<SideRunner> Runner(TickFlow::Script s, SideRunner::Options o = {
   return r;
 }
 
+// A driver whose control exchange fails between launch() and go() (the
+// server refuses Start) drops the runner with its workers still at the
+// gate: they must be released to see the abort, or the drop never returns.
+TEST(SideRunner, ARunnerDroppedBeforeItsGateOpensLetsItsWorkersGo) {
+  std::vector<std::unique_ptr<engine::Flow>> flows;
+  flows.push_back(std::make_unique<TickFlow>(TickFlow::Script{}));
+  auto r = std::make_unique<SideRunner>(std::move(flows), SideRunner::Options{});
+  r->launch();
+  const auto t0 = Clock::now();
+  r.reset();
+  EXPECT_LT(Clock::now() - t0, 5s);
+}
+
 TEST(SideRunner, RunsToItsEndAndTheIntervalsAddUpToTheTotal) {
   SideRunner::Options o;
   o.interval_s = 0.05;
