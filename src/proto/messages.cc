@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/json_number.h"
+#include "measure/histogram_json.h"
 #include "spec/spec_json.h"
 
 namespace flowperf::proto {
@@ -42,19 +43,6 @@ concept HasFields = results::Described<T> || requires(T& t, void (*v)(const char
 template <class T>
 concept VectorOfFields = IsVector<T>::value && HasFields<typename T::value_type>;
 
-// ---- the wire's histogram: extremes, the 128-bit sum, (index, count) pairs ----
-
-json histogram_to_wire(const measure::Histogram& h) {
-  auto s = h.snapshot();
-  json buckets = json::array();
-  for (const auto& b : s.buckets) buckets.push_back({b.index, b.count});
-  return {{"min", s.min},
-          {"max", s.max},
-          {"sum_lo", s.sum_lo},
-          {"sum_hi", s.sum_hi},
-          {"buckets", buckets}};
-}
-
 template <class T>
 T scalar(const json& v, const char* key) {
   auto got = core::checked_get<T>(v);
@@ -62,35 +50,6 @@ T scalar(const json& v, const char* key) {
     throw ProtocolError(std::string("message field '") + key +
                         "' has the wrong type or is out of range");
   return *got;
-}
-
-measure::Histogram histogram_from_wire(const json& j) {
-  if (!j.is_object()) throw ProtocolError("histogram is not an object");
-  measure::Histogram::Snapshot s;
-  auto get = [&](const char* key) {
-    auto it = j.find(key);
-    if (it == j.end()) throw ProtocolError(std::string("histogram lacks field '") + key + "'");
-    return scalar<uint64_t>(*it, key);
-  };
-  s.min = get("min");
-  s.max = get("max");
-  s.sum_lo = get("sum_lo");
-  s.sum_hi = get("sum_hi");
-  auto b = j.find("buckets");
-  if (b == j.end() || !b->is_array()) throw ProtocolError("histogram buckets is not an array");
-  for (const auto& e : *b) {
-    if (!e.is_array() || e.size() != 2)
-      throw ProtocolError("histogram bucket is not a pair of counts");
-    auto index = core::checked_get<uint32_t>(e[0]);
-    auto count = core::checked_get<uint64_t>(e[1]);
-    if (!index || !count) throw ProtocolError("histogram bucket is not a pair of counts");
-    s.buckets.push_back({*index, *count});
-  }
-  try {
-    return measure::Histogram::from_snapshot(s);
-  } catch (const std::exception& e) {
-    throw ProtocolError(std::string("bad histogram: ") + e.what());
-  }
 }
 
 // ---- encoding: a visitor that writes each listed field ----
@@ -124,7 +83,7 @@ struct WireOut {
 template <class T>
 json to_wire(const T& v) {
   if constexpr (std::is_same_v<T, measure::Histogram>) {
-    return histogram_to_wire(v);
+    return measure::histogram_to_json(v);
   } else if constexpr (HasFields<T>) {
     json j = json::object();
     WireOut out{j};
@@ -170,7 +129,11 @@ struct WireIn {
 template <class T>
 void from_wire(const json& v, T& out, const char* key) {
   if constexpr (std::is_same_v<T, measure::Histogram>) {
-    out = histogram_from_wire(v);
+    try {
+      out = measure::histogram_from_json(v);
+    } catch (const std::invalid_argument& e) {
+      throw ProtocolError(e.what());
+    }
   } else if constexpr (HasFields<T>) {
     if (!v.is_object())
       throw ProtocolError(std::string("message field '") + key + "' is not an object");

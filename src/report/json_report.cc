@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/version.h"
+#include "measure/histogram_json.h"
 #include "report/result_json.h"
 #include "report/summary.h"
 #include "spec/spec_json.h"
@@ -59,7 +60,7 @@ json latency_json(const measure::Histogram& h) {
           {"p99_9", us(static_cast<double>(h.percentile(99.9)))},
           {"p99_99", us(static_cast<double>(h.percentile(99.99)))},
           {"max", us(static_cast<double>(h.max()))},
-          {"histogram_ns", histogram_json(h)}};
+          {"histogram_ns", measure::histogram_to_json(h)}};
 }
 
 namespace {

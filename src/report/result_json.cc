@@ -4,6 +4,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "measure/histogram_json.h"
 #include "results/fields.h"
 
 namespace flowperf::report {
@@ -44,7 +45,7 @@ struct JsonOut {
 template <class T>
 json value_json(const T& v) {
   if constexpr (std::is_same_v<T, measure::Histogram>) {
-    return histogram_json(v);
+    return measure::histogram_to_json(v);
   } else if constexpr (results::Described<T>) {
     json j = json::object();
     JsonOut out{j};
@@ -60,19 +61,6 @@ json value_json(const T& v) {
 }
 
 }  // namespace
-
-// docs/json.md, "histogram_ns": the extremes, the sum as two 64-bit halves,
-// and [bucket index, count] pairs.
-json histogram_json(const measure::Histogram& h) {
-  auto s = h.snapshot();
-  json buckets = json::array();
-  for (const auto& b : s.buckets) buckets.push_back({b.index, b.count});
-  return {{"min", s.min},
-          {"max", s.max},
-          {"sum_lo", s.sum_lo},
-          {"sum_hi", s.sum_hi},
-          {"buckets", buckets}};
-}
 
 json tcp_info_json(const net::TcpInfo& t) { return value_json(t); }
 json cpu_json(const measure::CpuUsage& c) { return value_json(c); }

@@ -1,5 +1,6 @@
 // The user's JSON for measurements (--json, docs/json.md), written from the
-// field lists in results/fields.h. This is not the control protocol's
+// field lists in results/fields.h (histograms in their own form,
+// measure/histogram_json.h). This is not the control protocol's
 // encoding (proto/messages.h has its own): a change to the wire leaves the
 // documented JSON as it is.
 #pragma once
@@ -10,7 +11,6 @@
 
 namespace flowperf::report {
 
-nlohmann::json histogram_json(const measure::Histogram& h);
 nlohmann::json tcp_info_json(const net::TcpInfo& t);
 nlohmann::json cpu_json(const measure::CpuUsage& c);
 nlohmann::json nic_json(const measure::NicUsage& n);

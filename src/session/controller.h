@@ -16,7 +16,6 @@ namespace flowperf::session {
 
 // The result every client driver returns, whatever its protocol.
 using results::Endpoint;
-using results::IntervalFlow;
 using results::IntervalSample;
 using results::TestResult;
 

@@ -295,8 +295,7 @@ class NetperfSession {
     if (!send(np::encode_omni_response(resp))) return false;
     const Clock::time_point t0 = Clock::now();
 
-    results::SideResult measured;
-    Outcome o = run_measured(p, ds, t0, measure_cpu, &measured);
+    Outcome o = run_data_phase(p, ds, t0, measure_cpu);
     slot_.release();
     if (o.aborted) {
       log(name, fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
@@ -327,8 +326,8 @@ class NetperfSession {
     res.elapsed_time = static_cast<float>(o.elapsed_s);
     res.num_cpus = std::thread::hardware_concurrency();
     res.transport_retrans = o.retrans;
-    if (measured.cpu) {
-      const measure::CpuUsage& c = *measured.cpu;
+    if (o.side.cpu) {
+      const measure::CpuUsage& c = *o.side.cpu;
       res.cpu_util = static_cast<float>(c.util);
       res.cpu_percent_user = static_cast<float>(c.user);
       res.cpu_percent_system = static_cast<float>(c.system);
@@ -424,8 +423,7 @@ class NetperfSession {
     resp.measure_cpu = r.measure_cpu ? 1 : 0;          // echoed because we then do measure
     if (r.measure_cpu) resp.cpu_rate = clock_ticks();  // as netserver's /proc/stat method
     if (!send(np::encode_classic_tcp_stream_response(resp))) return false;
-    results::SideResult measured;
-    Outcome o = run_measured(p, ds, Clock::now(), r.measure_cpu != 0, &measured);
+    Outcome o = run_data_phase(p, ds, Clock::now(), r.measure_cpu != 0);
     slot_.release();
     if (o.aborted) {
       log("TCP_STREAM", fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
@@ -439,10 +437,10 @@ class NetperfSession {
     res.num_cpus = static_cast<int32_t>(std::thread::hardware_concurrency());
     res.recv_buf_size = o.rcvbuf_end;
     res.send_buf_size = o.sndbuf_end;
-    if (measured.cpu) {
-      res.cpu_util = static_cast<float>(measured.cpu->util);
+    if (o.side.cpu) {
+      res.cpu_util = static_cast<float>(o.side.cpu->util);
       res.cpu_method = np::kCpuMethodProcStat;
-      res.num_cpus = measured.cpu->num_cpus;
+      res.num_cpus = o.side.cpu->num_cpus;
     }
     const bool sent = send(np::encode_classic_tcp_stream_results(res));
     log_done("TCP_STREAM", o, sent);
@@ -486,8 +484,7 @@ class NetperfSession {
     resp.measure_cpu = r.measure_cpu ? 1 : 0;          // echoed because we then do measure
     if (r.measure_cpu) resp.cpu_rate = clock_ticks();  // as netserver's /proc/stat method
     if (!send(np::encode_classic_tcp_rr_response(resp, 0, response_type))) return false;
-    results::SideResult measured;
-    Outcome o = run_measured(p, ds, Clock::now(), r.measure_cpu != 0, &measured);
+    Outcome o = run_data_phase(p, ds, Clock::now(), r.measure_cpu != 0);
     slot_.release();
     if (o.aborted) {
       log(name, fmt::format("aborted ({}) after {:.2f} s", o.aborted, o.elapsed_s));
@@ -504,10 +501,10 @@ class NetperfSession {
     res.trans_received = static_cast<uint32_t>(t.transactions);
     res.elapsed_time = static_cast<float>(o.elapsed_s);
     res.num_cpus = static_cast<int32_t>(std::thread::hardware_concurrency());
-    if (measured.cpu) {
-      res.cpu_util = static_cast<float>(measured.cpu->util);
+    if (o.side.cpu) {
+      res.cpu_util = static_cast<float>(o.side.cpu->util);
       res.cpu_method = np::kCpuMethodProcStat;
-      res.num_cpus = measured.cpu->num_cpus;
+      res.num_cpus = o.side.cpu->num_cpus;
     }
     const bool sent =
         send(np::encode_classic_tcp_rr_results(res, cc ? np::kTcpCcResults : np::kTcpRrResults));
@@ -623,18 +620,9 @@ class NetperfSession {
     return w == 1 ? 2 : w;
   }
 
-  // The data phase, with this host's CPU measured over it when the client
-  // asked (its CPU figures go in *measured; nothing when not asked).
-  Outcome run_measured(const Plan& p, DataSocket& ds, Clock::time_point t0, bool measure_cpu,
-                       results::SideResult* measured) {
-    Outcome o = run_data_phase(p, ds, t0, measure_cpu);
-    measured->cpu = o.side.cpu;  // nothing when not measured
-    measured->nic = o.side.nic;
-    return o;
-  }
-
   // Runs the server's side of the test on the engine, ending it as
-  // netserver would (see the top of the file).
+  // netserver would (see the top of the file); with measure_cpu, this
+  // host's CPU over the test goes in the outcome's side.
   Outcome run_data_phase(const Plan& p, DataSocket& ds, Clock::time_point t0, bool measure_cpu) {
     Outcome out;
     // netperf -T ,n: this thread and the workers it starts run on CPU n.
