@@ -31,10 +31,7 @@ class Server {
     }
     for (auto& e : extra) argv.push_back(e);
     proc_ = std::make_unique<Process>(argv);
-    auto line = proc_->read_line(10s);
-    std::smatch m;
-    static const std::regex re(R"(listening on .*:(\d+) )");
-    if (line && std::regex_search(*line, m, re)) port_ = m[1];
+    port_ = announced_port(*proc_);
   }
   const std::string& port() const { return port_; }
   Process& process() { return *proc_; }

@@ -37,10 +37,7 @@ class Server {
       argv = {"/bin/sh", "-c", cmd};
     }
     proc_ = std::make_unique<Process>(argv);
-    auto line = proc_->read_line(10s);
-    std::smatch m;
-    static const std::regex re(R"(listening on .*:(\d+) )");
-    if (line && std::regex_search(*line, m, re)) port_ = m[1];
+    port_ = announced_port(*proc_);
   }
   const std::string& port() const { return port_; }
 

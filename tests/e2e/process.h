@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <optional>
+#include <regex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -127,5 +128,17 @@ class Process {
   std::string out_, err_;
   size_t consumed_ = 0;
 };
+
+// The port a server just started announces on its first line: the first
+// group of `re` in it (flowperf's "listening on HOST:PORT ...", netserver's
+// "... port 'PORT' ..."). Empty when no such line comes within 10 s.
+inline const std::regex kFlowperfListening(R"(listening on .*:(\d+) )");
+inline const std::regex kNetserverStarting(R"(port '(\d+)')");
+inline std::string announced_port(Process& server, const std::regex& re = kFlowperfListening) {
+  using namespace std::chrono_literals;
+  auto line = server.read_line(10s);
+  std::smatch m;
+  return line && std::regex_search(*line, m, re) ? std::string(m[1]) : std::string();
+}
 
 }  // namespace flowperf::testing

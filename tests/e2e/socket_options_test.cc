@@ -193,17 +193,11 @@ TEST_P(SocketOptions, EveryDataSocketOnBothEndsHasThem) {
   if (native) {
     server = std::make_unique<Process>(
         std::vector<std::string>{kBin, "server", "-p", "0", "-B", "127.0.0.1"});
-    auto line = server->read_line(10s);
-    std::smatch m;
-    static const std::regex re(R"(listening on .*:(\d+) )");
-    if (line && std::regex_search(*line, m, re)) port = m[1];
+    port = announced_port(*server);
   } else {
     server = std::make_unique<Process>(
         std::vector<std::string>{kDir + "/netserver", "-D", "-p", "0", "-L", "127.0.0.1"});
-    auto line = server->read_line(10s);
-    std::smatch m;
-    static const std::regex re(R"(port '(\d+)')");
-    if (line && std::regex_search(*line, m, re)) port = m[1];
+    port = announced_port(*server, kNetserverStarting);
   }
   ASSERT_FALSE(port.empty()) << "the server did not start";
 
