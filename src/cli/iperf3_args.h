@@ -1,0 +1,101 @@
+// iperf3 3.12's command line (../shared/protocols/iperf3-wire.md §6, §16 and
+// Appendix A for what each option means): parsed by hand, as getopt_long
+// parses iperf3's (short options bundle, "-t5" and "-t 5", "--time=5" and
+// "--time 5", an optional argument only with '='), into plain values with
+// iperf3's defaults. Errors are worded as iperf3 words them, so scripts that
+// match its messages keep working; the usage text is flowperf's own words.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/ip_family.h"
+
+namespace flowperf::cli {
+
+struct Iperf3Args {
+  enum class Mode { kClient, kServer };
+  Mode mode = Mode::kClient;
+
+  // Both ends
+  uint16_t port = 5201;               // -p
+  char format = 'a';                  // -f [kmgtKMGT]; 'a': adaptive
+  double interval_s = 1;              // -i; 0: no interval reports
+  std::string pidfile;                // -I
+  int affinity_local = -1;            // -A n[,m]: n
+  int affinity_remote = -1;           // -A n,m: m (sent as server_affinity)
+  std::string bind_host;              // -B host (a "%dev" part is refused)
+  bool verbose = false;               // -V
+  bool json = false;                  // -J
+  bool json_stream = false;           // --json-stream (3.17's line-per-event JSON)
+  std::string logfile;                // --logfile
+  bool forceflush = false;            // --forceflush
+  std::optional<std::string> timestamps;  // --timestamps[=strftime format]; "" → iperf3's default
+  int rcv_timeout_ms = 120000;        // --rcv-timeout
+  int debug = 0;                      // -d[=level]; -d alone: 4
+  IpFamily family = IpFamily::kAny;   // -4 / -6
+
+  // Server
+  bool daemon = false;     // -D
+  bool one_off = false;    // -1
+  int idle_timeout_s = 0;  // --idle-timeout; 0: none
+  // flowperf's own: tests served at once (--max-tests), and iperf3's
+  // one-at-a-time behaviour ("the server is busy") with --one-at-a-time.
+  uint32_t max_tests = 100;
+  bool one_at_a_time = false;
+
+  // Client
+  std::string host;                  // -c
+  bool udp = false;                  // -u
+  int connect_timeout_ms = -1;       // --connect-timeout; -1: the system's
+  uint64_t bitrate = 0;              // -b bits/s; set from the UDP default when not given
+  bool bitrate_given = false;
+  uint32_t burst = 0;                // -b rate/N; 0: none
+  uint32_t pacing_timer_us = 1000;   // --pacing-timer
+  uint64_t fq_rate = 0;              // --fq-rate bits/s; 0: none
+  int duration_s = 10;               // -t (0 when -n or -k alone is given, as 3.12 sends it)
+  uint64_t bytes = 0;                // -n
+  uint64_t blocks = 0;               // -k
+  uint32_t length = 0;               // -l; 0: the default (TCP 128 KiB, UDP the control MSS)
+  uint16_t cport = 0;                // --cport
+  int parallel = 1;                  // -P
+  bool reverse = false;              // -R
+  bool bidir = false;                // --bidir
+  uint32_t window = 0;               // -w; 0: the system's buffers
+  std::string congestion;            // -C
+  int mss = 0;                       // -M; 0: the system's
+  bool nodelay = false;              // -N
+  int tos = -1;                      // -S / --tos (also --dscp N as tos = N << 2); -1: none
+  int flowlabel = 0;                 // -L (IPv6); 0: none
+  bool zerocopy = false;             // -Z
+  int omit_s = 0;                    // -O
+  std::string title;                 // -T
+  std::string extra_data;            // --extra-data
+  bool get_server_output = false;    // --get-server-output
+  bool udp_counters_64bit = false;   // --udp-counters-64bit
+  bool repeating_payload = false;    // --repeating-payload
+  bool dont_fragment = false;        // --dont-fragment
+};
+
+// What parsing decided. With `args`, run; without, print `out` to stdout
+// and `err` to stderr (either may be empty) and exit with `exit_code`:
+// -h (usage on stdout, 0), -v (version, 0), an unknown or malformed option
+// ("iperf3: unrecognized option '--bogus'" + usage on stderr, 1), a parameter
+// error ("iperf3: parameter error - ..." and an empty line on stderr, usage
+// on stdout, 1), or an option flowperf does not honour (refused: one
+// "iperf3: parameter error - ..." line saying what and why, 1).
+struct Iperf3Parse {
+  std::optional<Iperf3Args> args;
+  std::string out, err;
+  int exit_code = 0;
+};
+
+// argv[0] is the program's name.
+Iperf3Parse parse_iperf3_args(const std::vector<std::string>& argv);
+
+// The usage text (flowperf's words, iperf3's option list).
+std::string iperf3_usage();
+
+}  // namespace flowperf::cli
