@@ -28,6 +28,16 @@ Buffer fill(Buffer buf, uint32_t size) {
   return buf;
 }
 
+void put_be32(char* p, uint32_t v) {
+  const uint32_t be = htonl(v);
+  std::memcpy(p, &be, sizeof be);
+}
+uint32_t get_be32(const char* p) {
+  uint32_t be;
+  std::memcpy(&be, p, sizeof be);
+  return ntohl(be);
+}
+
 std::unique_ptr<char[]> make_buffer(uint32_t size) {
   return fill(std::make_unique<char[]>(size), size);
 }
@@ -163,6 +173,28 @@ UdpSendFlow::UdpSendFlow(net::Fd fd, uint32_t size, uint64_t quota_bytes, uint64
   }
 }
 
+void UdpSendFlow::stamp(char* d, uint64_t seq, Clock::time_point now) const noexcept {
+  if (header == UdpHeader::kFlowperf) {
+    const int64_t t = ns_since_epoch(now);
+    if (size_ >= kUdpSeqBytes) std::memcpy(d, &seq, sizeof seq);
+    if (size_ >= kUdpHeaderBytes) std::memcpy(d + kUdpSeqBytes, &t, sizeof t);
+    return;
+  }
+  // iperf3: steady_clock is CLOCK_MONOTONIC, as iperf3's own stamps are.
+  const int64_t us = ns_since_epoch(now) / 1000;
+  const uint64_t n = seq + 1;  // iperf3 counts from 1
+  if (header == UdpHeader::kIperf3Wide) {
+    if (size_ < 16) return;
+    put_be32(d + 8, static_cast<uint32_t>(n >> 32));
+    put_be32(d + 12, static_cast<uint32_t>(n));
+  } else {
+    if (size_ < 12) return;
+    put_be32(d + 8, static_cast<uint32_t>(n));
+  }
+  put_be32(d, static_cast<uint32_t>(us / 1'000'000));
+  put_be32(d + 4, static_cast<uint32_t>(us % 1'000'000));
+}
+
 ssize_t UdpSendFlow::send_batch(uint32_t n) noexcept {
   const int fd = fd_.get();
   if (how_.gso && n > 1) {
@@ -211,13 +243,7 @@ Wait UdpSendFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     }
     // Every datagram carries its own sequence number; the datagrams of one
     // call share the time the call was made.
-    const int64_t t = ns_since_epoch(now);
-    for (uint32_t i = 0; i < n; ++i) {
-      char* d = buf_.get() + size_t{i} * size_;
-      const uint64_t seq = seq_ + i;
-      if (size_ >= kUdpSeqBytes) std::memcpy(d, &seq, sizeof seq);
-      if (size_ >= kUdpHeaderBytes) std::memcpy(d + kUdpSeqBytes, &t, sizeof t);
-    }
+    for (uint32_t i = 0; i < n; ++i) stamp(buf_.get() + size_t{i} * size_, seq_ + i, now);
     ssize_t k = send_batch(n);
     if (k > 0) {
       const uint64_t sent = static_cast<uint64_t>(k);
@@ -281,11 +307,21 @@ UdpRecvFlow::UdpRecvFlow(net::Fd fd, uint32_t recv_size, UdpBatching how)
 }
 
 void UdpRecvFlow::on_datagram(const char* p, size_t len, int64_t arrival_ns) noexcept {
-  if (len < kUdpSeqBytes) return;
   uint64_t seq;
-  std::memcpy(&seq, p, sizeof seq);
   int64_t sent = 0;
-  if (len >= kUdpHeaderBytes) std::memcpy(&sent, p + kUdpSeqBytes, sizeof sent);
+  if (header == UdpHeader::kFlowperf) {
+    if (len < kUdpSeqBytes) return;
+    std::memcpy(&seq, p, sizeof seq);
+    if (len >= kUdpHeaderBytes) std::memcpy(&sent, p + kUdpSeqBytes, sizeof sent);
+  } else {
+    const bool wide = header == UdpHeader::kIperf3Wide;
+    if (len < (wide ? 16u : 12u)) return;
+    const uint64_t n = wide ? (uint64_t{get_be32(p + 8)} << 32) | get_be32(p + 12) : get_be32(p + 8);
+    if (n == 0) return;  // not a data datagram (iperf3 numbers from 1)
+    seq = n - 1;
+    sent = (int64_t{get_be32(p)} * 1'000'000 + get_be32(p + 4)) * 1000;
+    if (sent == 0) sent = 1;  // 0 means "no time" to the tracker
+  }
   uint64_t ooo = tracker_.out_of_order(), dup = tracker_.duplicates();
   tracker_.on_datagram(seq, sent, sent ? arrival_ns : 0);
   if (tracker_.out_of_order() != ooo) counters.out_of_order.add(1);

@@ -82,6 +82,13 @@ class TcpRecvFlow final : public Flow {
 inline constexpr uint32_t kUdpSeqBytes = 8;
 inline constexpr uint32_t kUdpHeaderBytes = 16;
 
+// What a datagram's header looks like. flowperf's own: sequence number then
+// send time, native byte order, 16 bytes. iperf3's (its wire, §7.3 of
+// ../shared/protocols/iperf3-wire.md): big-endian seconds and microseconds
+// of the sender's monotonic clock, then the sequence number from 1, as 32
+// bits or (--udp-counters-64bit) 64.
+enum class UdpHeader { kFlowperf, kIperf3, kIperf3Wide };
+
 // How a UDP flow moves datagrams: one per system call (send/recv), or up to
 // `batch` per call (sendmmsg/recvmmsg); with `gso` the sender passes one UDP
 // GSO buffer of up to `batch` datagrams per call, with `gro` the receiver
@@ -100,8 +107,11 @@ class UdpSendFlow final : public Flow {
               UdpBatching how = {}, std::string_view fill = {});
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
+  UdpHeader header = UdpHeader::kFlowperf;  // set before the start
 
  private:
+  // Writes datagram i's header (sequence number seq, send time t).
+  void stamp(char* d, uint64_t seq, Clock::time_point t) const noexcept;
   // Sends datagrams [0, n) of the batch buffer; the number sent, or -1 with errno.
   ssize_t send_batch(uint32_t n) noexcept;
 
@@ -130,6 +140,7 @@ class UdpRecvFlow final : public Flow {
   // netperf's end-of-test mark: a zero-length datagram ends the flow (it is
   // not counted). Off by default: an empty datagram is then just counted.
   bool end_on_empty = false;
+  UdpHeader header = UdpHeader::kFlowperf;  // set before the start
   void expect_datagrams(uint64_t n) noexcept override { drain_.expect(n); }
   bool wake_by_signal() const noexcept override { return true; }
 

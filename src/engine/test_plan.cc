@@ -56,6 +56,29 @@ net::SocketOptions socket_options(const spec::TestSpec& s, spec::End end) {
   return o;
 }
 
+std::unique_ptr<Flow> stream_flow(const spec::TestSpec& s, net::Fd fd, bool sends, uint64_t quota,
+                                  uint64_t rate_bps, std::string_view fill,
+                                  const FlowOptions& fo) {
+  if (spec::info(s.test).protocol == spec::Protocol::kTcp) {
+    if (sends)
+      return std::make_unique<TcpSendFlow>(std::move(fd), s.effective_send_size(), quota,
+                                           s.sendfile, fill);
+    return std::make_unique<TcpRecvFlow>(std::move(fd), s.effective_recv_size());
+  }
+  if (sends) {
+    auto udp = std::make_unique<UdpSendFlow>(std::move(fd), s.effective_send_size(), quota,
+                                             rate_bps, UdpBatching{s.batch, s.gso, false}, fill);
+    udp->header = fo.udp_header;
+    return udp;
+  }
+  auto udp = std::make_unique<UdpRecvFlow>(std::move(fd),
+                                           std::max<uint32_t>(s.effective_recv_size(), 65536),
+                                           UdpBatching{s.batch, false, s.gro});
+  udp->end_on_empty = fo.end_on_empty;
+  udp->header = fo.udp_header;
+  return udp;
+}
+
 std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
                                                 std::vector<net::Fd> sockets,
                                                 const net::Address& crr_server,
@@ -74,15 +97,11 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
     std::unique_ptr<Flow> f;
     switch (s.test) {
       case TestKind::kTcpStream:
-        f = std::make_unique<TcpSendFlow>(std::move(sockets[i]), s.effective_send_size(), quota,
-                                          s.sendfile, fill);
+      case TestKind::kUdpStream:
+        f = stream_flow(s, std::move(sockets[i]), true, quota, s.rate_bps / n, fill, fo);
         break;
       case TestKind::kTcpMaerts:
-        f = std::make_unique<TcpRecvFlow>(std::move(sockets[i]), s.effective_recv_size());
-        break;
-      case TestKind::kUdpStream:
-        f = std::make_unique<UdpSendFlow>(std::move(sockets[i]), s.effective_send_size(), quota,
-                                          s.rate_bps / n, UdpBatching{s.batch, s.gso, false}, fill);
+        f = stream_flow(s, std::move(sockets[i]), false, 0, 0, {}, fo);
         break;
       case TestKind::kTcpRr: {
         auto rr = std::make_unique<TcpRrClientFlow>(std::move(sockets[i]), s.request_size,
@@ -133,20 +152,13 @@ std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& s,
     std::unique_ptr<Flow> f;
     switch (s.test) {
       case TestKind::kTcpStream:
-        f = std::make_unique<TcpRecvFlow>(std::move(sockets[i]), s.effective_recv_size());
+      case TestKind::kUdpStream:
+        f = stream_flow(s, std::move(sockets[i]), false, 0, 0, {}, fo);
         break;
       case TestKind::kTcpMaerts:
-        f = std::make_unique<TcpSendFlow>(std::move(sockets[i]), s.effective_send_size(),
-                                          quota_for(s.count, i, s.streams), s.sendfile);
+        f = stream_flow(s, std::move(sockets[i]), true, quota_for(s.count, i, s.streams), 0, {},
+                        fo);
         break;
-      case TestKind::kUdpStream: {
-        auto udp = std::make_unique<UdpRecvFlow>(std::move(sockets[i]),
-                                                 std::max<uint32_t>(s.effective_recv_size(), 65536),
-                                                 UdpBatching{s.batch, false, s.gro});
-        udp->end_on_empty = fo.end_on_empty;
-        f = std::move(udp);
-        break;
-      }
       case TestKind::kTcpRr:
         f = std::make_unique<TcpRrServerFlow>(std::move(sockets[i]), s.request_size,
                                               s.response_size);

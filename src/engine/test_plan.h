@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/flow.h"
+#include "engine/stream_flows.h"
 #include "net/fd.h"
 #include "net/socket.h"
 #include "spec/test_spec.h"
@@ -40,7 +41,21 @@ struct FlowOptions {
   // first, on a port of the kernel's choosing (netperf -L, test -L); unset
   // (len 0): not bound.
   net::Address crr_source;
+  // UDP stream flows: the datagram header the peer writes and reads
+  // (iperf3's, for its wire).
+  UdpHeader udp_header = UdpHeader::kFlowperf;
 };
+
+// One bulk-transfer stream over the spec's protocol, sizes and modes,
+// sending (`sends`) or receiving: what every stream test is made of.
+// client_flows() and server_flows() build theirs with it; a protocol whose
+// streams go both ways in one test (iperf3 --bidir), or whose UDP goes
+// from server to client (iperf3 -R -u), builds its flows with it one by
+// one. `quota`: this stream's bytes (0: no limit); `rate_bps`: its own
+// pacing (UDP; 0: none); `fill`: the bytes its sends repeat (empty: ours).
+std::unique_ptr<Flow> stream_flow(const spec::TestSpec& spec, net::Fd fd, bool sends,
+                                  uint64_t quota, uint64_t rate_bps, std::string_view fill,
+                                  const FlowOptions& options = {});
 
 // Client flows. sockets: one per stream (TCP connected, or UDP connected);
 // empty for TCP_CRR, which connects to crr_server itself. Reads

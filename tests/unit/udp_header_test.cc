@@ -1,0 +1,100 @@
+// UDP stream datagrams in iperf3's layout (../shared/protocols/iperf3-wire.md
+// §7.3): big-endian seconds, microseconds and a sequence number from 1 (32
+// or 64 bits). A sender writes them and a receiver reads them back; bytes
+// sent by hand in the recorded layout are read the same way.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <atomic>
+#include <cstring>
+
+#include "engine/stream_flows.h"
+#include "net/fd.h"
+
+namespace flowperf::engine {
+namespace {
+
+void udp_pair(net::Fd& a, net::Fd& b) {
+  int sv[2];
+  sockaddr_in addr[2]{};
+  for (int i = 0; i < 2; ++i) {
+    sv[i] = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    ASSERT_GE(sv[i], 0);
+    addr[i].sin_family = AF_INET;
+    addr[i].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr[i];
+    ASSERT_EQ(::bind(sv[i], reinterpret_cast<sockaddr*>(&addr[i]), sizeof addr[i]), 0);
+    ASSERT_EQ(::getsockname(sv[i], reinterpret_cast<sockaddr*>(&addr[i]), &len), 0);
+  }
+  ASSERT_EQ(::connect(sv[0], reinterpret_cast<sockaddr*>(&addr[1]), sizeof addr[1]), 0);
+  ASSERT_EQ(::connect(sv[1], reinterpret_cast<sockaddr*>(&addr[0]), sizeof addr[0]), 0);
+  a = net::Fd(sv[0]);
+  b = net::Fd(sv[1]);
+}
+
+uint32_t be32(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return ntohl(v);
+}
+
+TEST(UdpHeader, SenderWritesIperf3Layout) {
+  for (bool wide : {false, true}) {
+    net::Fd a, b;
+    udp_pair(a, b);
+    const int peer = b.get();
+    UdpSendFlow send(std::move(a), 64, 3 * 64, 0);
+    send.header = wide ? UdpHeader::kIperf3Wide : UdpHeader::kIperf3;
+    std::atomic<Phase> phase{Phase::kRun};
+    EXPECT_TRUE(send.step(phase, Clock::now()).done);  // quota met
+    char d[64];
+    timespec now;
+    ::clock_gettime(CLOCK_MONOTONIC, &now);
+    for (uint32_t seq = 1; seq <= 3; ++seq) {
+      ASSERT_EQ(::recv(peer, d, sizeof d, MSG_DONTWAIT), 64);
+      if (wide) {
+        EXPECT_EQ(be32(d + 8), 0u);
+        EXPECT_EQ(be32(d + 12), seq);
+      } else {
+        EXPECT_EQ(be32(d + 8), seq);
+      }
+      // The time is the monotonic clock's, in seconds and microseconds.
+      EXPECT_LE(std::abs(static_cast<int64_t>(be32(d)) - now.tv_sec), 1);
+      EXPECT_LT(be32(d + 4), 1'000'000u);
+    }
+  }
+}
+
+TEST(UdpHeader, ReceiverReadsRecordedLayout) {
+  net::Fd a, b;
+  udp_pair(a, b);
+  const int sender = a.get();
+  UdpRecvFlow recv(std::move(b), 64);
+  recv.header = UdpHeader::kIperf3;
+  // The first datagram recorded from iperf3 3.12 (-l 64 -u -b 0), then
+  // sequence 2, then 5 (3 and 4 lost), then 4 late.
+  unsigned char d[64] = {0x00, 0x00, 0x0d, 0xab, 0x00, 0x01, 0xa7, 0xc4, 0x00, 0x00, 0x00, 0x01};
+  auto send_seq = [&](uint32_t seq, uint32_t usec) {
+    const uint32_t s = htonl(seq), u = htonl(usec);
+    std::memcpy(d + 8, &s, 4);
+    std::memcpy(d + 4, &u, 4);
+    ASSERT_EQ(::send(sender, d, sizeof d, 0), 64);
+  };
+  send_seq(1, 108484);
+  send_seq(2, 108519);
+  send_seq(5, 108600);
+  send_seq(4, 108650);
+  std::atomic<Phase> phase{Phase::kRun};
+  recv.set_mode(false);
+  for (int i = 0; i < 8 && recv.counters.datagrams_recv.get() < 4; ++i) recv.step(phase, Clock::now());
+  EXPECT_EQ(recv.counters.datagrams_recv.get(), 4u);
+  EXPECT_EQ(recv.tracker().highest(), 4u);  // sequence 5, counted from 0
+  EXPECT_EQ(recv.tracker().unique(), 4u);   // so one (3) is lost
+  EXPECT_EQ(recv.counters.out_of_order.get(), 1u);
+  EXPECT_GT(recv.tracker().jitter_ns(), 0.0);
+}
+
+}  // namespace
+}  // namespace flowperf::engine
