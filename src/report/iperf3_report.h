@@ -43,7 +43,9 @@ struct StartInfo {
   std::string peer_host;
   uint16_t peer_port = 0;
   std::string cookie;
-  int tcp_mss_default = 0;  // TCP only; 0: left out
+  // TCP only: 3.12 prints it for every TCP test, even when 0 (a 3.12 server
+  // recorded "tcp_mss_default": 0); UDP tests have no such key.
+  int tcp_mss_default = 0;
   uint64_t target_bitrate = 0;
   int sock_bufsize = 0;  // -w, 0 if none
   int sndbuf_actual = 0, rcvbuf_actual = 0;
@@ -128,7 +130,10 @@ struct Report {
   // The server's own output, when the client asked --get-server-output:
   // text from a text-mode server, JSON from a -J one.
   std::optional<std::string> server_output_text;
-  std::optional<nlohmann::json> server_output_json;
+  // ordered_json (changed from nlohmann::json): the server's keys must print
+  // in the server's order, which a sorted object would lose. Parse the
+  // results message's "server_output_json" with nlohmann::ordered_json.
+  std::optional<nlohmann::ordered_json> server_output_json;
   std::string error;  // -J: "error" key; set when the test failed part way
 };
 
@@ -156,8 +161,20 @@ std::string json(const Report& report);
 // "end": {}, "error": "..."} as §14.4 shows.
 std::string json_error(const StartInfo& start, const std::string& message);
 
+// cJSON 1.7.15's pretty print as iperf3 3.12 links it: TAB indents, a TAB
+// after each colon, arrays as "[a, b]" (so "[{" on the key's line), empty
+// objects as "{\n<indent>}", numbers with %1.15g or, if that does not read
+// back, %1.17g, and integral numbers as (unsigned 64-bit) integers: a -1
+// prints as 18446744073709551615, as 3.12 does. No trailing newline.
+// Added for json() and for the client's "Server JSON output:" block.
+std::string cjson_print(const nlohmann::ordered_json& value);
+
 // A number with iperf3's units and three significant figures, as in its
 // Transfer ("1.47 GBytes") and Bitrate ("12.6 Gbits/sec") columns.
+// transfer() reads f's letter as a byte unit ('a' or 'A': adaptive, 'k' or
+// 'K': KBytes, ...); 3.12's Transfer column is always adaptive, so the text
+// renderers pass Format{} there whatever -f says. bitrate() follows -f:
+// lower case letters are bits (decimal), upper case bytes (binary).
 std::string transfer(double bytes, Format f);
 std::string bitrate(double bits_per_second, Format f);
 
