@@ -89,11 +89,19 @@ Fd bind_socket(const Address& addr, int socktype, int backlog) {
 }
 
 Fd connect_tcp(const Address& addr, std::chrono::steady_clock::time_point deadline, int* err,
-               const SocketOptions* options, SocketOptionErrors* failed) {
+               const SocketOptions* options, SocketOptionErrors* failed, const Address* source) {
   Fd fd(::socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd) {
     *err = errno;
     return {};
+  }
+  if (source) {
+    int one = 1;
+    ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd.get(), source->sa(), source->len) < 0) {
+      *err = errno;
+      return {};
+    }
   }
   if (options) {
     const SocketOptionErrors e = apply_socket_options(fd.get(), *options);
@@ -200,6 +208,19 @@ SocketOptionErrors apply_socket_options(int fd, const SocketOptions& o) noexcept
   if (!o.congestion.empty() && ::setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, o.congestion.data(),
                                             static_cast<socklen_t>(o.congestion.size())) != 0)
     e.congestion = errno;
+  if (o.mss > 0) e.mss = set_int(fd, IPPROTO_TCP, TCP_MAXSEG, o.mss);
+  if (o.max_pacing_rate > 0) {
+    const uint64_t rate = o.max_pacing_rate;
+    if (::setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &rate, sizeof rate) != 0) e.pacing = errno;
+  }
+  if (o.dont_fragment) {
+    sockaddr_storage ss{};
+    socklen_t l = sizeof ss;
+    const bool v6 = ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &l) == 0 &&
+                    ss.ss_family == AF_INET6;
+    e.dont_fragment = v6 ? set_int(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DO)
+                         : set_int(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
+  }
   return e;
 }
 
@@ -221,6 +242,9 @@ std::string describe(const SocketOptionErrors& e, const SocketOptions& o) {
   add(e.tos, std::string("IP TOS ") + tos);
   if (e.congestion)
     out += (out.empty() ? "" : "; ") + congestion_problem(o.congestion, e.congestion);
+  add(e.mss, "TCP_MAXSEG " + std::to_string(o.mss));
+  add(e.pacing, "SO_MAX_PACING_RATE " + std::to_string(o.max_pacing_rate));
+  add(e.dont_fragment, "IP_MTU_DISCOVER (don't fragment)");
   return out;
 }
 

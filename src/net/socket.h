@@ -42,8 +42,11 @@ struct SocketOptionErrors;
 // Connects a TCP socket before the deadline; returns an invalid Fd and sets
 // *err (an errno value) on failure. The socket gets `options` before it
 // connects; which of them the kernel refused goes in *failed (if given).
+// With `source` the socket is bound there first (port 0: the kernel's
+// choice), with SO_REUSEADDR.
 Fd connect_tcp(const Address& addr, std::chrono::steady_clock::time_point deadline, int* err,
-               const SocketOptions* options = nullptr, SocketOptionErrors* failed = nullptr);
+               const SocketOptions* options = nullptr, SocketOptionErrors* failed = nullptr,
+               const Address* source = nullptr);
 
 Address local_address(int fd);
 Address peer_address(int fd);
@@ -64,12 +67,15 @@ struct SocketOptions {
   int tos = -1;                // IP_TOS / IPV6_TCLASS; -1: leave alone
   int priority = -1;           // SO_PRIORITY; -1: leave alone
   std::string congestion;      // TCP_CONGESTION; empty: the system default
+  int mss = 0;                 // TCP_MAXSEG, before connecting (iperf3 -M); 0: the route's
+  uint64_t max_pacing_rate = 0;  // SO_MAX_PACING_RATE, bytes/s (iperf3 --fq-rate, TCP -b)
+  bool dont_fragment = false;    // IP_MTU_DISCOVER = IP_PMTUDISC_DO (iperf3 --dont-fragment)
 
   // Whether apply_socket_options() has anything to set: a TCP_CRR client
   // makes no option calls per connection when it has not.
   bool any() const noexcept {
     return sndbuf > 0 || rcvbuf > 0 || nodelay || cork || keepalive || tos >= 0 || priority >= 0 ||
-           !congestion.empty();
+           !congestion.empty() || mss > 0 || max_pacing_rate > 0 || dont_fragment;
   }
   bool operator==(const SocketOptions&) const = default;
 };
@@ -78,9 +84,10 @@ struct SocketOptions {
 // kernel refused, 0 for those that took or were not asked for.
 struct SocketOptionErrors {
   int sndbuf = 0, rcvbuf = 0, nodelay = 0, cork = 0, keepalive = 0, tos = 0, priority = 0,
-      congestion = 0;
+      congestion = 0, mss = 0, pacing = 0, dont_fragment = 0;
   bool any() const noexcept {
-    return sndbuf || rcvbuf || nodelay || cork || keepalive || tos || priority || congestion;
+    return sndbuf || rcvbuf || nodelay || cork || keepalive || tos || priority || congestion ||
+           mss || pacing || dont_fragment;
   }
 };
 

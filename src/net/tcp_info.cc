@@ -26,6 +26,7 @@ std::optional<TcpInfo> read_tcp_info(int fd) {
     t.pacing_rate_bps = ti.tcpi_pacing_rate == ~0ull ? 0 : ti.tcpi_pacing_rate * 8;
   if (len >= offsetof(tcp_info, tcpi_delivery_rate) + sizeof ti.tcpi_delivery_rate)
     t.delivery_rate_bps = ti.tcpi_delivery_rate * 8;
+  if (len >= offsetof(tcp_info, tcpi_snd_wnd) + sizeof ti.tcpi_snd_wnd) t.snd_wnd = ti.tcpi_snd_wnd;
   char cc[32] = {};
   socklen_t cclen = sizeof cc - 1;
   if (::getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, &cclen) == 0)

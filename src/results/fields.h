@@ -37,6 +37,7 @@ void fields(V& v, T& t) {
   v("snd_mss", t.snd_mss);
   v("rcv_mss", t.rcv_mss);
   v("pmtu", t.pmtu);
+  v("snd_wnd", t.snd_wnd);
   v("pacing_rate_bps", t.pacing_rate_bps);
   v("delivery_rate_bps", t.delivery_rate_bps);
   v("congestion_control", t.congestion_control);

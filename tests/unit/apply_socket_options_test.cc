@@ -49,6 +49,59 @@ TEST(ApplySocketOptions, AnyIsTrueForEachOptionAlone) {
   EXPECT_TRUE(with([](SocketOptions& o) { o.priority = 0; }));
   EXPECT_TRUE(with([](SocketOptions& o) { o.keepalive = true; }));
   EXPECT_TRUE(with([](SocketOptions& o) { o.congestion = "reno"; }));
+  EXPECT_TRUE(with([](SocketOptions& o) { o.mss = 1000; }));
+  EXPECT_TRUE(with([](SocketOptions& o) { o.max_pacing_rate = 1000000; }));
+  EXPECT_TRUE(with([](SocketOptions& o) { o.dont_fragment = true; }));
+}
+
+// iperf3's -M, --fq-rate and --dont-fragment, read back from the socket.
+TEST(ApplySocketOptions, MssPacingAndDontFragmentReachTheSocket) {
+  for (int family : {AF_INET, AF_INET6}) {
+    SCOPED_TRACE(family == AF_INET ? "IPv4" : "IPv6");
+    Fd fd = tcp_socket(family);
+    ASSERT_TRUE(fd);
+    SocketOptions o;
+    o.mss = 1200;
+    o.max_pacing_rate = 12500000;
+    o.dont_fragment = true;
+    // The address family decides which MTU option applies: bind first, as
+    // connect_tcp() does before it applies the options.
+    if (family == AF_INET6) {
+      sockaddr_in6 a{};
+      a.sin6_family = AF_INET6;
+      a.sin6_addr = in6addr_loopback;
+      ASSERT_EQ(::bind(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+    }
+    const SocketOptionErrors e = apply_socket_options(fd.get(), o);
+    EXPECT_FALSE(e.any()) << describe(e, o);
+    EXPECT_EQ(get_int(fd.get(), IPPROTO_TCP, TCP_MAXSEG), 1200);
+    uint64_t rate = 0;
+    socklen_t len = sizeof rate;
+    ASSERT_EQ(::getsockopt(fd.get(), SOL_SOCKET, SO_MAX_PACING_RATE, &rate, &len), 0);
+    EXPECT_EQ(rate, 12500000u);
+    if (family == AF_INET)
+      EXPECT_EQ(get_int(fd.get(), IPPROTO_IP, IP_MTU_DISCOVER), IP_PMTUDISC_DO);
+    else
+      EXPECT_EQ(get_int(fd.get(), IPPROTO_IPV6, IPV6_MTU_DISCOVER), IPV6_PMTUDISC_DO);
+  }
+}
+
+// connect_tcp() with a source address binds there first (iperf3 -B and --cport).
+TEST(ConnectTcp, BindsTheSourceFirst) {
+  const Address lo = resolve("127.0.0.1", 0, IpFamily::kV4, SOCK_STREAM).front();
+  Fd listener = bind_socket(lo, SOCK_STREAM, 4);
+  ASSERT_TRUE(listener);
+  const Address to = local_address(listener.get());
+  Fd probe = bind_socket(lo, SOCK_STREAM, 0);
+  const uint16_t free_port = local_address(probe.get()).port();
+  probe.reset();
+  Address from = lo;
+  from.set_port(free_port);
+  int err = 0;
+  Fd c = connect_tcp(to, std::chrono::steady_clock::now() + std::chrono::seconds(5), &err,
+                     nullptr, nullptr, &from);
+  ASSERT_TRUE(c) << err;
+  EXPECT_EQ(local_address(c.get()).port(), free_port);
 }
 
 TEST(ApplySocketOptions, EveryOptionReachesTheSocket) {
