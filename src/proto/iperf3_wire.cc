@@ -5,7 +5,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -22,23 +25,48 @@ using ordered = nlohmann::ordered_json;
 using json = nlohmann::json;
 
 // 3.12 reads a number the way its JSON library does: a string "2" is taken
-// as 2 (no type checks before 3.18). Anything else is refused.
+// as 2 (no type checks before 3.18). A value that does not fit the field
+// (negative where none can be, past its range, not a number) is refused.
 template <typename T>
 T number(const json& j, const char* key, T fallback) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return fallback;
-  if (it->is_number_unsigned()) return static_cast<T>(it->get<uint64_t>());
-  if (it->is_number_integer()) return static_cast<T>(it->get<int64_t>());
-  if (it->is_number_float()) return static_cast<T>(it->get<double>());
+  auto refuse = [key]() -> T {
+    throw ProtocolError(std::string("parameter '") + key + "' is out of range or not a number");
+  };
+  auto from_double = [&](double v) -> T {
+    // Both bounds as doubles: a value at or past them does not fit T.
+    if (!(v >= static_cast<double>(std::numeric_limits<T>::lowest())) ||
+        !(v < static_cast<double>(std::numeric_limits<T>::max())))
+      return refuse();
+    return static_cast<T>(v);
+  };
+  if (it->is_number_unsigned()) {
+    const uint64_t v = it->get<uint64_t>();
+    if (v > static_cast<uint64_t>(std::numeric_limits<T>::max())) return refuse();
+    return static_cast<T>(v);
+  }
+  if (it->is_number_integer()) {
+    const int64_t v = it->get<int64_t>();
+    if constexpr (std::is_unsigned_v<T>) {
+      if (v < 0) return refuse();
+    } else {
+      if (v < static_cast<int64_t>(std::numeric_limits<T>::lowest()) ||
+          v > static_cast<int64_t>(std::numeric_limits<T>::max()))
+        return refuse();
+    }
+    return static_cast<T>(v);
+  }
+  if (it->is_number_float()) return from_double(it->get<double>());
   if (it->is_boolean()) return static_cast<T>(it->get<bool>() ? 1 : 0);
   if (it->is_string()) {
     const std::string& s = it->get_ref<const std::string&>();
     char* end = nullptr;
     errno = 0;
     const double v = std::strtod(s.c_str(), &end);
-    if (end != s.c_str() && *end == '\0' && errno == 0) return static_cast<T>(v);
+    if (end != s.c_str() && *end == '\0' && errno == 0) return from_double(v);
   }
-  throw ProtocolError(std::string("parameter '") + key + "' is not a number");
+  return refuse();
 }
 
 // A signed count that 3.12 prints as unsigned when it is -1.
@@ -47,8 +75,11 @@ int64_t signed_count(const json& j, const char* key) {
   if (it == j.end() || it->is_null()) return 0;
   if (it->is_number_unsigned()) return static_cast<int64_t>(it->get<uint64_t>());  // 2^64-1 → -1
   if (it->is_number_integer()) return it->get<int64_t>();
-  if (it->is_number_float()) return static_cast<int64_t>(it->get<double>());
-  throw ProtocolError(std::string("results key '") + key + "' is not a number");
+  if (it->is_number_float()) {
+    const double v = it->get<double>();
+    if (v >= -9.2e18 && v <= 9.2e18) return static_cast<int64_t>(v);
+  }
+  throw ProtocolError(std::string("results key '") + key + "' is out of range or not a number");
 }
 
 std::string text(const json& j, const char* key) {
@@ -61,7 +92,7 @@ bool present(const json& j, const char* key) { return j.contains(key); }
 
 // A double as cJSON prints it: a whole number without ".0".
 ordered real(double v) {
-  if (v == static_cast<double>(static_cast<int64_t>(v)) && v > -1e15 && v < 1e15)
+  if (v > -1e15 && v < 1e15 && v == static_cast<double>(static_cast<int64_t>(v)))
     return static_cast<int64_t>(v);
   return v;
 }

@@ -126,6 +126,13 @@ TEST(Iperf3Params, RefusesWhatCannotBeRun) {
   EXPECT_THROW(ip::decode_params(R"({"tcp":true,"time":"soon"})"), ProtocolError);
   EXPECT_THROW(ip::decode_params(R"({"tcp":true,"parallel":-1})"), ProtocolError);
   EXPECT_THROW(ip::decode_params(R"({"sctp":true})"), ProtocolError);
+  // Values past their field's range are refused, not wrapped.
+  EXPECT_THROW(ip::decode_params(R"({"tcp":true,"len":4294967296})"), ProtocolError);
+  EXPECT_THROW(ip::decode_params(R"({"tcp":true,"len":-5})"), ProtocolError);
+  EXPECT_THROW(ip::decode_params(R"({"tcp":true,"time":1e300})"), ProtocolError);
+  EXPECT_THROW(ip::decode_params(R"({"tcp":true,"num":-1})"), ProtocolError);
+  EXPECT_THROW(ip::decode_params(R"({"tcp":true,"time":3000000000})"), ProtocolError);
+  EXPECT_EQ(ip::decode_params(R"({"tcp":true,"len":4294967295})").len, 4294967295u);
 }
 
 TEST(Iperf3Results, ReadsRecordedResults) {
