@@ -232,14 +232,18 @@ Wait UdpSendFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       n = static_cast<uint32_t>(std::min<uint64_t>(n, (quota_ - sent_bytes_ + size_ - 1) / size_));
     now = Clock::now();
     if (paced) {
-      if (now < next_due_) {
-        Wait w;
-        w.deadline = next_due_;
-        return w;
+      if (due_left_ == 0) {
+        if (now < next_due_) {
+          Wait w;
+          w.deadline = next_due_;
+          return w;
+        }
+        // A batch is a ceiling, not a burst: only the datagrams already due
+        // go, or a whole burst when one is asked for.
+        const uint64_t due = 1 + static_cast<uint64_t>((now - next_due_) / gap_);
+        due_left_ = std::max<uint64_t>(due, burst);
       }
-      // A batch is a ceiling, not a burst: only the datagrams already due go.
-      uint64_t due = 1 + static_cast<uint64_t>((now - next_due_) / gap_);
-      n = static_cast<uint32_t>(std::min<uint64_t>(n, due));
+      n = static_cast<uint32_t>(std::min<uint64_t>(n, due_left_));
     }
     // Every datagram carries its own sequence number; the datagrams of one
     // call share the time the call was made.
@@ -252,7 +256,10 @@ Wait UdpSendFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       counters.bytes_sent.add(sent * size_);
       counters.datagrams_sent.add(sent);
       counters.send_calls.add(1);
-      if (paced) next_due_ += gap_ * static_cast<int64_t>(sent);
+      if (paced) {
+        next_due_ += gap_ * static_cast<int64_t>(sent);
+        due_left_ -= std::min<uint64_t>(due_left_, sent);
+      }
       continue;
     }
     int err = errno;
@@ -262,7 +269,10 @@ Wait UdpSendFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
       // The datagram was not sent (no buffer, or the peer's port was closed
       // a moment ago): count it and go on, as a sender on a real link would.
       counters.send_errors.add(1);
-      if (paced) next_due_ += gap_;
+      if (paced) {
+        next_due_ += gap_;
+        if (due_left_) --due_left_;
+      }
       continue;
     }
     if (err == EMSGSIZE) return fail("send failed: message too long", 0);

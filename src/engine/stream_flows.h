@@ -108,6 +108,9 @@ class UdpSendFlow final : public Flow {
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
   UdpHeader header = UdpHeader::kFlowperf;  // set before the start
+  // Paced: datagrams sent back to back each time the pace allows one
+  // (iperf3 -b RATE/N), the pace kept on average; 0 or 1: one at a time.
+  uint32_t burst = 0;
 
  private:
   // Writes datagram i's header (sequence number seq, send time t).
@@ -125,6 +128,7 @@ class UdpSendFlow final : public Flow {
   uint64_t seq_ = 0;
   std::chrono::nanoseconds gap_{0};  // time per datagram at the target rate
   Clock::time_point next_due_{};
+  uint64_t due_left_ = 0;  // paced: datagrams that may go now without a wait
   uint64_t sent_bytes_ = 0;
 };
 

@@ -69,6 +69,7 @@ std::unique_ptr<Flow> stream_flow(const spec::TestSpec& s, net::Fd fd, bool send
     auto udp = std::make_unique<UdpSendFlow>(std::move(fd), s.effective_send_size(), quota,
                                              rate_bps, UdpBatching{s.batch, s.gso, false}, fill);
     udp->header = fo.udp_header;
+    udp->burst = fo.udp_burst;
     return udp;
   }
   auto udp = std::make_unique<UdpRecvFlow>(std::move(fd),

@@ -44,6 +44,8 @@ struct FlowOptions {
   // UDP stream flows: the datagram header the peer writes and reads
   // (iperf3's, for its wire).
   UdpHeader udp_header = UdpHeader::kFlowperf;
+  // Paced UDP senders: datagrams sent back to back per turn (iperf3 -b R/N).
+  uint32_t udp_burst = 0;
 };
 
 // One bulk-transfer stream over the spec's protocol, sizes and modes,

@@ -96,5 +96,27 @@ TEST(UdpHeader, ReceiverReadsRecordedLayout) {
   EXPECT_GT(recv.tracker().jitter_ns(), 0.0);
 }
 
+// iperf3 -b RATE/N: N datagrams back to back, then a wait that keeps the
+// rate. At 512 bit/s a 64-byte datagram is due once a second.
+TEST(UdpBurst, SendsABurstThenWaits) {
+  for (uint32_t burst : {0u, 5u}) {
+    net::Fd a, b;
+    udp_pair(a, b);
+    const int peer = b.get();
+    UdpSendFlow send(std::move(a), 64, 0, 512);
+    send.burst = burst;
+    std::atomic<Phase> phase{Phase::kRun};
+    const auto t0 = Clock::now();
+    const Wait w = send.step(phase, t0);
+    EXPECT_FALSE(w.done);
+    const uint32_t expect = burst ? burst : 1;
+    EXPECT_GE(w.deadline - t0, std::chrono::milliseconds(1000 * expect - 100));
+    char d[64];
+    uint32_t got = 0;
+    while (::recv(peer, d, sizeof d, MSG_DONTWAIT) == 64) ++got;
+    EXPECT_EQ(got, expect);
+  }
+}
+
 }  // namespace
 }  // namespace flowperf::engine
