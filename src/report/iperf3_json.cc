@@ -129,6 +129,27 @@ void print(const Json& v, int depth, std::string& out) {
 
 // ---- the document ----
 
+// 3.12 prints some keys of "start" twice or more (cJSON allows it), which an
+// ordered_json object cannot hold: such a key gets a marker and its number,
+// and the marker is taken out of the printed text (unmark()). The marker's
+// bytes print as \u001f\u001e, which no key or value of ours contains.
+constexpr const char* kMarker = "\x1f\x1e";
+constexpr const char* kPrintedMarker = "\\u001f\\u001e";
+
+std::string repeated(const std::string& key, size_t i) {
+  return i == 0 ? key : key + kMarker + std::to_string(i);
+}
+
+std::string unmark(std::string text) {
+  const std::string m = kPrintedMarker;
+  for (size_t at = text.find(m); at != std::string::npos; at = text.find(m, at)) {
+    size_t end = at + m.size();
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    text.erase(at, end - at);
+  }
+  return text;
+}
+
 Json connected(const std::vector<Connected>& list) {
   Json a = Json::array();
   for (const Connected& c : list) {
@@ -149,10 +170,16 @@ Json start_object(const StartInfo& s) {
   o["system_info"] = s.system_info;
   Json timestamp = {{"time", s.time}, {"timesecs", s.timesecs}};
   Json peer = {{"host", s.peer_host}, {"port", s.peer_port}};
+  // A 3.12 client adds the socket buffers once per data connection, so
+  // they repeat (recorded with -P 3, -u -P 2, -R -P 2, --bidir); a TCP
+  // server adds them once (recorded with -P 2).
   auto buffers = [&] {
-    o["sock_bufsize"] = s.sock_bufsize;
-    o["sndbuf_actual"] = s.sndbuf_actual;
-    o["rcvbuf_actual"] = s.rcvbuf_actual;
+    size_t times = client && s.connected.size() > 1 ? s.connected.size() : 1;
+    for (size_t i = 0; i < times; ++i) {
+      o[repeated("sock_bufsize", i)] = s.sock_bufsize;
+      o[repeated("sndbuf_actual", i)] = s.sndbuf_actual;
+      o[repeated("rcvbuf_actual", i)] = s.rcvbuf_actual;
+    }
   };
   if (client) {
     o["timestamp"] = timestamp;
@@ -162,17 +189,17 @@ Json start_object(const StartInfo& s) {
     o["target_bitrate"] = s.target_bitrate;
     buffers();
   } else {
-    // A 3.12 server adds target_bitrate early when the client asked for a
-    // rate, else with the connection's details (recorded both ways); its
-    // socket buffers come before the timestamp for TCP, after the cookie
-    // for UDP.
-    if (s.target_bitrate != 0) o["target_bitrate"] = s.target_bitrate;
+    // A 3.12 server prints target_bitrate with the connection's details,
+    // and when the client asked for a rate a first time right after
+    // system_info (recorded TCP and UDP); its socket buffers come before the
+    // timestamp for TCP, after the cookie for UDP.
+    if (s.target_bitrate != 0) o[repeated("target_bitrate", 1)] = s.target_bitrate;
     if (!s.udp) buffers();
     o["timestamp"] = timestamp;
     o["accepted_connection"] = peer;
     o["cookie"] = s.cookie;
     if (!s.udp) o["tcp_mss_default"] = s.tcp_mss_default;
-    if (s.target_bitrate == 0) o["target_bitrate"] = s.target_bitrate;
+    o["target_bitrate"] = s.target_bitrate;
     if (s.udp) buffers();
   }
   o["test_start"] = {{"protocol", s.udp ? "UDP" : "TCP"},
@@ -450,7 +477,7 @@ std::string json(const Report& report) {
   tail(top, report.start, report.error);
   if (report.server_output_json) top["server_output_json"] = *report.server_output_json;
   if (report.server_output_text) top["server_output_text"] = *report.server_output_text;
-  return cjson_print(top) + "\n";
+  return unmark(cjson_print(top)) + "\n";
 }
 
 std::string json_error(const StartInfo& start, const std::string& message) {

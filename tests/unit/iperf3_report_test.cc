@@ -471,3 +471,210 @@ TEST(Iperf3Text, InterruptedUdpTwoStreams) {
 
 }  // namespace
 }  // namespace flowperf::report::iperf3
+
+// ---- -J: 3.12's documents rebuilt from their own numbers ----
+
+namespace flowperf::report::iperf3 {
+namespace {
+
+StartInfo json_client_start(int local_port, const char* time, int64_t timesecs, const char* cookie,
+                            uint64_t rate) {
+  StartInfo s = client_start({conn(5, static_cast<uint16_t>(local_port), 5377)}, 5377);
+  s.version = "iperf 3.12";
+  s.system_info = "Linux vm 6.18.44-fc-v1272 #1 SMP PREEMPT_DYNAMIC @0 x86_64";
+  s.time = time;
+  s.timesecs = timesecs;
+  s.cookie = cookie;
+  s.tcp_mss_default = 32768;
+  s.target_bitrate = rate;
+  s.sndbuf_actual = 16384;
+  s.rcvbuf_actual = 131072;
+  s.blksize = 131072;
+  s.duration = 2;
+  return s;
+}
+
+StreamSample tcp_json(int socket, double from, double to, uint64_t bytes, uint64_t cwnd,
+                      uint64_t wnd, uint32_t rtt, uint32_t rttvar) {
+  StreamSample s =
+      tcp(socket, from, to, static_cast<double>(bytes), true, 0, static_cast<double>(cwnd));
+  s.snd_wnd = wnd;
+  s.rtt_us = rtt;
+  s.rttvar_us = rttvar;
+  s.pmtu = 65535;
+  return s;
+}
+
+Totals tcp_sent(double seconds, uint64_t bytes, uint64_t cwnd, uint64_t wnd, uint32_t max_rtt,
+                uint32_t min_rtt, uint32_t mean_rtt) {
+  Totals t = totals(seconds, static_cast<double>(bytes), 0);
+  t.max_snd_cwnd = cwnd;
+  t.max_snd_wnd = wnd;
+  t.max_rtt_us = max_rtt;
+  t.min_rtt_us = min_rtt;
+  t.mean_rtt_us = mean_rtt;
+  return t;
+}
+
+// iperf3 -c 127.0.0.1 -p 5377 -t 2 -b 200M -J
+Report tcp_json_report() {
+  Report r;
+  r.start = json_client_start(41960, "Fri, 04 Dec 2026 13:45:33 GMT", 1796391933,
+                              "htpyco6l3rztiimwqarz6vl53r4fkaihefyd", 200000000);
+  r.intervals = {{{tcp_json(5, 0, 1.002843, 25034752, 1178694, 1114112, 133, 40)}},
+                 {{tcp_json(5, 1.002843, 2.000284, 25034752, 1178694, 1114112, 135, 23)}}};
+  StreamEnd e = stream_end(5, true, tcp_sent(2.000284, 50069504, 1178694, 1114112, 135, 133, 134),
+                           totals(2.000455, 50069504));
+  e.id = 1;
+  r.end.streams = {e};
+  r.end.host = {3.8515360396473288, 1.5805151778048396, 2.2709709734179508};
+  r.end.remote = {1.4426052173530526, 0.96167016083156132, 0.48083508041578066};
+  r.end.sender_tcp_congestion = r.end.receiver_tcp_congestion = "bbr";
+  return r;
+}
+
+// iperf3 -c 127.0.0.1 -p 5377 -t 2 -u -b 10M -J
+Report udp_json_report() {
+  Report r;
+  r.start = json_client_start(44644, "Fri, 04 Dec 2026 13:45:35 GMT", 1796391935,
+                              "oskanbds4nv5q7qz5jqwu2lhd4glds4ngrxo", 10000000);
+  r.start.udp = true;
+  r.start.sndbuf_actual = r.start.rcvbuf_actual = 212992;
+  r.start.blksize = 32768;
+  r.intervals = {{{udp(5, 0, 1.000175, 1277952, true, 39)}},
+                 {{udp(5, 1.000175, 2.000189, 1245184, true, 38)}}};
+  r.end.streams = {stream_end(5, true, udp_totals(2.000189, 2523136, 77),
+                              udp_totals(2.000411, 2523136, 77, 0.029629730153055228))};
+  r.end.host = {2.2618110344187983, 0.41295178755470413, 1.8488592468640943};
+  r.end.remote = {0.22309969101967508, 0, 0.2230497022921331};
+  return r;
+}
+
+// iperf3 -c 127.0.0.1 -p 5377 -t 2 -b 200M --bidir -J
+Report bidir_json_report() {
+  Report r;
+  r.start = json_client_start(41980, "Fri, 04 Dec 2026 13:45:37 GMT", 1796391937,
+                              "eut6pqr2bzcyjuiu3uu5eytmotkvqrstmwzv", 200000000);
+  r.start.connected.push_back(conn(7, 41986, 5377));
+  r.start.bidir = true;
+  r.intervals = {{{tcp_json(5, 0, 1.000038, 25034752, 1178694, 1113088, 82, 56),
+                   tcp(7, 0, 1.000062, 25034752, false)}},
+                 {{tcp_json(5, 1.000038, 2.000046, 25034752, 1178694, 1113088, 51, 3),
+                   tcp(7, 1.000062, 2.000131, 25034752, false)}}};
+  r.end.streams = {stream_end(5, true, tcp_sent(2.000046, 50069504, 1178694, 1113088, 82, 51, 66),
+                              totals(2.001288, 50069504)),
+                   stream_end(7, false, tcp_sent(2.000046, 50069504, 360448, 65536, 27, 27, 27),
+                              totals(2.001288, 50069504))};
+  r.end.host = {3.3590507701538321, 0, 3.359000978407809};
+  r.end.remote = {3.7326070087127974, 1.1252635150294132, 2.60719359179417};
+  r.end.sender_tcp_congestion = r.end.receiver_tcp_congestion = "bbr";
+  return r;
+}
+
+TEST(Iperf3Json, TcpClient) { EXPECT_EQ(json(tcp_json_report()), rec::kRecTcpJson); }
+TEST(Iperf3Json, UdpClient) { EXPECT_EQ(json(udp_json_report()), rec::kRecUdpJson); }
+TEST(Iperf3Json, BidirClient) { EXPECT_EQ(json(bidir_json_report()), rec::kRecBidirJson); }
+
+// Interrupted (SIGINT) with -T and --extra-data: no peer results, "error"
+// before "title" and "extra_data".
+TEST(Iperf3Json, InterruptedClientWithTitle) {
+  Report r;
+  r.start = json_client_start(47028, "Fri, 04 Dec 2026 13:49:07 GMT", 1796392147,
+                              "itynwegziu5qznfc6wl5o4mcqh2kwapqnibz", 100000000);
+  r.start.duration = 5;
+  r.start.title = "tt";
+  r.start.extra_data = "ee";
+  r.intervals = {{{tcp_json(5, 0, 1.000257, 12582912, 1178694, 1114112, 92, 9)}},
+                 {{tcp_json(5, 1.000257, 1.187966, 2359296, 1178694, 1114112, 117, 16)}}};
+  StreamEnd e = stream_end(5, true, tcp_sent(1.187966, 14942208, 1178694, 1114112, 117, 92, 104),
+                           totals(0, 0));
+  e.have_received = false;
+  r.end.streams = {e};
+  r.end.host = {2.3347079561919624, 0.739631458052773, 1.5950764981391892};
+  r.end.sender_tcp_congestion = "bbr";
+  r.error = "interrupt - the client has terminated";
+  EXPECT_EQ(json(r), rec::kRecInterruptedJson);
+}
+
+// The key paths of §14 (which are those of the recorded documents).
+std::vector<std::string> key_paths(const Json& v, const std::string& prefix = "") {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  auto add = [&](const std::string& p) {
+    if (seen.insert(p).second) out.push_back(p);
+  };
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      std::string p = prefix + it.key();
+      add(p);
+      for (const std::string& q : key_paths(it.value(), p)) add(q);
+    }
+  } else if (v.is_array()) {
+    for (const Json& e : v)
+      for (const std::string& q : key_paths(e, prefix + "[]")) add(q);
+  }
+  if (!prefix.empty() && (v.is_object() || v.is_array())) {
+    for (std::string& p : out)
+      if (p.rfind(prefix, 0) == 0 && p.size() > prefix.size() && p[prefix.size()] != '[')
+        p.insert(prefix.size(), ".");
+  }
+  return out;
+}
+
+TEST(Iperf3Json, KeyOrderMatchesSection14) {
+  struct Case {
+    Report report;
+    const char* recorded;
+    size_t paths;  // §14.1, §14.2, §14.3 list 105, 106 and 128 paths
+  };
+  for (const Case& c : {Case{tcp_json_report(), rec::kRecTcpJson, 105},
+                        Case{udp_json_report(), rec::kRecUdpJson, 106},
+                        Case{bidir_json_report(), rec::kRecBidirJson, 128}}) {
+    auto ours = key_paths(Json::parse(json(c.report)));
+    EXPECT_EQ(ours, key_paths(Json::parse(c.recorded)));
+    EXPECT_EQ(ours.size(), c.paths);
+  }
+  auto paths = key_paths(Json::parse(json(tcp_json_report())));
+  EXPECT_EQ(paths[0], "start");
+  EXPECT_EQ(paths[2], "start.connected[].socket");
+  EXPECT_EQ(paths.back(), "end.receiver_tcp_congestion");
+}
+
+TEST(Iperf3Json, Error_14_4) {
+  StartInfo s;
+  s.version = "iperf 3.12";
+  s.system_info = "Linux vm 6.18.44-fc-v1272 #1 SMP PREEMPT_DYNAMIC @0 x86_64";
+  EXPECT_EQ(json_error(s, "unable to connect to server: Connection refused"), rec::kRecErrorJson);
+  s.system_info = "Linux vm 6.18.44-fc-v1252 #1 SMP PREEMPT_DYNAMIC @0 x86_64";
+  EXPECT_EQ(json_error(s, "the server is busy running a test. try again later"),
+            std::string("{\n"
+                        "\t\"start\":\t{\n"
+                        "\t\t\"connected\":\t[],\n"
+                        "\t\t\"version\":\t\"iperf 3.12\",\n"
+                        "\t\t\"system_info\":\t\"Linux vm 6.18.44-fc-v1252 #1 SMP "
+                        "PREEMPT_DYNAMIC @0 x86_64\"\n"
+                        "\t},\n"
+                        "\t\"intervals\":\t[],\n"
+                        "\t\"end\":\t{\n"
+                        "\t},\n"
+                        "\t\"error\":\t\"the server is busy running a test. try again later\"\n"
+                        "}\n"));
+}
+
+// A client with --get-server-output against a -J server prints the
+// server's document with cJSON's layout, nested one level less than in -J.
+TEST(Iperf3Json, ServerJsonOutputBlock) {
+  Report r = tcp_client_15_1();
+  r.server_output_json = Json::parse(R"({"start":{"connected":[]},"end":{}})");
+  std::string t = text(r);
+  EXPECT_NE(
+      t.find("receiver\n\nServer JSON output:\n{\n\t\"start\":\t{\n\t\t\"connected\":\t[]\n\t},"
+             "\n\t\"end\":\t{\n\t}\n}\n"),
+      std::string::npos)
+      << t;
+  std::string j = json(r);
+  EXPECT_NE(j.find("\t\"server_output_json\":\t{\n\t\t\"start\":\t{"), std::string::npos) << j;
+}
+
+}  // namespace
+}  // namespace flowperf::report::iperf3
