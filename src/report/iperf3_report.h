@@ -78,6 +78,7 @@ struct StreamSample {
   uint32_t rtt_us = 0, rttvar_us = 0, pmtu = 0;
   // UDP: datagrams sent (sender) or received (receiver) in the interval;
   // receiver only: lost in the interval, out of order, jitter at its end.
+  // (The renderer shows a receiver's total as packets + lost, iperf3's count.)
   uint64_t packets = 0;
   int64_t lost = 0;
   uint64_t out_of_order = 0;
@@ -151,11 +152,14 @@ std::string text_start(const StartInfo& start);
 // than one stream (with --bidir, one [SUM] per direction as iperf3 does).
 std::string text_interval(const StartInfo& start, const Interval& interval, Format f);
 // The "- - - -" rule, the summary heading and the sender/receiver lines (and
-// their [SUM]s), as this role prints them. Not "iperf Done.".
+// their [SUM]s), as this role prints them. Not "iperf Done.". On a client
+// with server_output_text/_json set, it ends with 3.12's "\nServer output:\n"
+// (or "Server JSON output:") block. The -T prefix is the client's only.
 std::string text_summary(const Report& report, Format f);
 
 // The whole -J document: cJSON's layout (TAB indents, a TAB after each
-// colon, "[{" on the key's line), keys in 3.12's order.
+// colon, "[{" on the key's line), keys in 3.12's order. json() and
+// json_error() end in the newline iperf3 prints after the document.
 std::string json(const Report& report);
 // -J of a client that failed before its test ran: {"start": {...}, "intervals": [],
 // "end": {}, "error": "..."} as §14.4 shows.
