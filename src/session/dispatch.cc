@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "proto/framing.h"
+#include "proto/iperf3_wire.h"
+#include "session/iperf3_server.h"
 #include "session/server.h"
 
 namespace flowperf::session {
@@ -23,14 +25,26 @@ Claim flowperf_claim(std::span<const uint8_t> first) {
   return proto::looks_like_flowperf(first.data(), first.size()) ? Claim::kYes : Claim::kNo;
 }
 
-// The most bytes any row looks at.
-constexpr size_t kPeekBytes = 16;
+Claim iperf3_claim(std::span<const uint8_t> first) {
+  switch (proto::iperf3::match_cookie(first)) {
+    case proto::iperf3::CookieMatch::kYes:
+      return Claim::kYes;
+    case proto::iperf3::CookieMatch::kNo:
+      return Claim::kNo;
+    default:
+      return Claim::kNeedMore;
+  }
+}
+
+// The most bytes any row looks at (iperf3's cookie).
+constexpr size_t kPeekBytes = proto::iperf3::kCookieBytes;
 
 }  // namespace
 
 const std::vector<ProtocolRow>& protocol_table() {
   static const std::vector<ProtocolRow> rows = {
       {"flowperf", flowperf_claim, serve_control_connection},
+      {"iperf3", iperf3_claim, serve_iperf3_connection},
       {"netperf", nullptr, serve_netperf_connection},
   };
   return rows;

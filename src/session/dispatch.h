@@ -22,8 +22,9 @@ struct ProtocolRow {
   void (*serve)(int control, const SessionContext& ctx);  // owns the conversation
 };
 
-// The rows, in order: flowperf's own framing ('F' 'P'), then netperf's
-// fixed-size requests (no magic of their own: what is left).
+// The rows, in order: flowperf's own framing ('F' 'P'), iperf3's cookie
+// (36 characters of a-z2-7 and a NUL), then netperf's fixed-size requests
+// (no magic of their own: what is left).
 const std::vector<ProtocolRow>& protocol_table();
 
 // The row for these first bytes; nullptr while a row needs more bytes

@@ -61,13 +61,15 @@ void Server::serve() {
     sessions_.emplace_back();
     SessionSlot* slot = &sessions_.back();
     slot->control_fd = conn.get();
+    slot->number = ++accepted_;
     slot->thread = std::thread(
         [this, slot, c = std::move(conn)]() mutable { run_session(slot, std::move(c)); });
   }
 }
 
 void Server::run_session(SessionSlot* slot, net::Fd control) {
-  SessionContext ctx{&config_, &active_, &stopping_, [this] { request_stop(); }};
+  SessionContext ctx{&config_,      &active_,    &stopping_, [this] { request_stop(); },
+                     &iperf3_desk_, slot->number};
   dispatch_control_connection(control.get(), ctx);
   {
     // Closed under the lock so stop() never shuts down a reused number.

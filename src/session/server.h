@@ -15,6 +15,7 @@
 
 #include "net/fd.h"
 #include "net/socket.h"
+#include "session/iperf3_server.h"
 
 namespace flowperf::session {
 
@@ -31,6 +32,8 @@ struct ServerConfig {
   // or the connection is closed. Native clients are then refused (flowperf's
   // protocol has no passphrase yet). Empty: none asked for.
   std::string netperf_passphrase;
+  // How iperf3 tests show their output (iperf3 -s); by default they show none.
+  Iperf3ServerOptions iperf3;
 };
 
 class Server {
@@ -60,6 +63,7 @@ class Server {
     std::thread thread;
     std::atomic<bool> done{false};
     int control_fd = -1;
+    uint64_t number = 0;  // accept order
   };
   void reap(bool all);
   void run_session(SessionSlot* slot, net::Fd control);
@@ -72,6 +76,8 @@ class Server {
   std::atomic<bool> stopping_{false};
   std::atomic<uint32_t> active_{0};
   std::atomic<uint64_t> served_{0};
+  uint64_t accepted_ = 0;  // the accept loop's count
+  Iperf3Desk iperf3_desk_;
   std::mutex mu_;
   std::list<SessionSlot> sessions_;
   std::thread background_;

@@ -12,12 +12,15 @@
 namespace flowperf::session {
 
 struct ServerConfig;
+class Iperf3Desk;
 
 struct SessionContext {
   const ServerConfig* config = nullptr;
   std::atomic<uint32_t>* active_tests = nullptr;
   const std::atomic<bool>* stopping = nullptr;
   std::function<void()> request_quit;  // a client asked the server to exit
+  Iperf3Desk* iperf3 = nullptr;        // the server's iperf3 tests (session/iperf3_server.h)
+  uint64_t connection_number = 0;      // the order the server accepted this connection in
 };
 
 // control stays open (and owned by the caller) when these return. The

@@ -45,6 +45,20 @@ TEST(Dispatch, NetperfRequestsAndAnythingElseGoToNetperf) {
   EXPECT_EQ(row_for(garbage), "netperf");
 }
 
+TEST(Dispatch, Iperf3CookiesGoToIperf3) {
+  // The cookie recorded from iperf3 3.12: 36 characters of a-z2-7 and a NUL.
+  const std::string cookie = std::string("c6dsghisr72yylwer37bmhltsz4oogsx5uwa") + '\0';
+  const auto* b = reinterpret_cast<const uint8_t*>(cookie.data());
+  EXPECT_EQ(row_for({b, cookie.size()}), "iperf3");
+  // Part of one: wait for the rest, unless the client has said all it will.
+  EXPECT_EQ(row_for({b, 20}), "(needs more)");
+  EXPECT_STREQ(classify({b, 20}, /*complete=*/true)->name, "netperf");
+  // 37 bytes of the alphabet without the NUL are not a cookie.
+  std::string no_nul = cookie;
+  no_nul.back() = 'a';
+  EXPECT_EQ(row_for({reinterpret_cast<const uint8_t*>(no_nul.data()), no_nul.size()}), "netperf");
+}
+
 TEST(Dispatch, TheLastRowTakesAnything) {
   ASSERT_FALSE(protocol_table().empty());
   EXPECT_EQ(protocol_table().back().classify, nullptr);

@@ -1,0 +1,77 @@
+// iperf3 clients on flowperf's server. iperf3 sends its control connection
+// and its TCP data connections to one port, each starting with the test's
+// 37-byte cookie; the dispatch table (session/dispatch.h) hands every
+// connection that starts with a cookie to serve_iperf3_connection(), which
+// either gives it to the test waiting for that cookie's data connections
+// (the desk below) or serves it as a new test's control connection. Unlike
+// iperf3 3.12, which runs one test at a time and answers "busy", tests run
+// side by side up to the server's limit (ServerConfig::max_tests; 1 gives
+// iperf3's behaviour).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "net/fd.h"
+
+namespace flowperf::session {
+
+struct SessionContext;
+
+// How the server shows its iperf3 tests (iperf3 -s's own output).
+struct Iperf3ServerOptions {
+  bool json = false;      // -J: each test's report as iperf3's JSON
+  char format = 'a';      // -f
+  double interval_s = 1;  // -i; 0: no interval lines
+  bool forceflush = false;
+  // Where the per-test output goes (stdout for iperf3 -s); empty: nowhere.
+  std::function<void(const std::string&)> print;
+  // Called after each iperf3 test, with whether it ran to its end.
+  std::function<void(bool completed)> on_test_end;
+};
+
+// The server's shared state for iperf3 tests: which cookies wait for data
+// connections, and the turn to take UDP streams on the shared port.
+class Iperf3Desk {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // A test now expects data connections that begin with `cookie`.
+  void open(const std::string& cookie);
+  // The test is over: later connections with its cookie are refused.
+  void close(const std::string& cookie);
+  // A connection (already past its cookie) whose cookie is a test's:
+  // returns true when the desk took it (a test waits for it, or the test
+  // no longer takes streams, and it was refused as iperf3 refuses them).
+  // `number`: the order the server accepted it in.
+  bool offer(const std::string& cookie, net::Fd fd, uint64_t number);
+  // Waits for n data connections; they come back in the order the server
+  // accepted them. Fewer when the deadline passes or `control` has
+  // something to say (the client gave up).
+  std::vector<net::Fd> take(const std::string& cookie, size_t n, Clock::time_point deadline,
+                            int control);
+  // iperf3's UDP streams say hello on the shared UDP port without a
+  // cookie: one test at a time sets its UDP streams up.
+  std::mutex& udp_turn() { return udp_turn_; }
+
+ private:
+  struct Waiting {
+    bool taking = true;
+    std::vector<std::pair<uint64_t, net::Fd>> arrived;
+  };
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, Waiting> tests_;
+  std::mutex udp_turn_;
+};
+
+// The iperf3 row of the dispatch table.
+void serve_iperf3_connection(int control, const SessionContext& ctx);
+
+}  // namespace flowperf::session
