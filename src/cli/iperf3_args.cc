@@ -469,8 +469,7 @@ std::optional<Iperf3Parse> Parser::apply(const Option& o, const std::optional<st
       a_.json = true;
       break;
     case Id::kJsonStream:
-      a_.json_stream = true;
-      refuse("--json-stream is iperf3 3.17's; this personality speaks 3.12's output (use -J)");
+      a_.json_stream = true;  // 3.17's line-per-event JSON (the client's; a server refuses it)
       break;
     case Id::kLogfile:
       a_.logfile = v;
@@ -920,6 +919,8 @@ Server or Client:
   --bind-dev <dev>          (not supported here) tie sockets to a network device
   -V, --verbose             print more detail
   -J, --json                print one JSON object with the whole test
+  --json-stream             print one JSON object a line as the test goes:
+                            start, each interval, end (iperf3 3.17's; client)
   --logfile f               append the output to file f instead of the terminal
   --forceflush              flush the output after every report
   --timestamps<=format>     start every output line with the time; "=" and a
@@ -975,7 +976,7 @@ Client specific:
                             (leading 0) or hex (leading 0x)
   --dscp N or --dscp val    DSCP, 0 to 63 in the same notations, or a name such
                             as ef, af11 or cs1
-  -L, --flowlabel N         IPv6 flow label (Linux)
+  -L, --flowlabel N         (not supported here) IPv6 flow label
   -Z, --zerocopy            send without copying the data (sendfile)
   -O, --omit N              leave the first N seconds out of the results
   -T, --title str           start every output line with str

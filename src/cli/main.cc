@@ -1,5 +1,5 @@
 // flowperf's single binary. Like busybox, it becomes the tool it is called
-// as: `flowperf` (native), `netperf`, `netserver` or `qperf` (symlinks the
+// as: `flowperf` (native), `netperf`, `netserver`, `qperf` or `iperf3` (symlinks the
 // build makes), or `flowperf netperf ...` and so on.
 #include <signal.h>
 
@@ -23,6 +23,7 @@ Entry personality(const std::string& name) {
   if (name == "netperf") return flowperf::cli::netperf_main;
   if (name == "netserver") return flowperf::cli::netserver_main;
   if (name == "qperf") return flowperf::cli::qperf_main;
+  if (name == "iperf3") return flowperf::cli::iperf3_main;
   return nullptr;
 }
 

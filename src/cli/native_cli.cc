@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/daemon.h"
 #include "cli/signals.h"
 #include "core/error.h"
 #include "core/units.h"
@@ -459,6 +460,7 @@ struct ServerArgs {
   uint32_t max_tests = 100;
   double max_duration = 3600;
   double control_timeout = 10;
+  uint16_t iperf3_port = 0;  // also listen here (iperf3's clients use 5201); 0: no
 };
 
 int run_server(const ServerArgs& a) {
@@ -473,25 +475,30 @@ int run_server(const ServerArgs& a) {
   c.log = a.quiet ? nullptr : stdout;
   if (a.daemon) {
     // Detach: the parent returns once the child has its own session.
-    pid_t pid = ::fork();
-    if (pid < 0) throw runtime_error("cannot fork to run as a daemon");
-    if (pid > 0) return 0;
-    ::setsid();
-    int null = ::open("/dev/null", O_RDWR);
-    if (null >= 0) {
-      ::dup2(null, 0);
-      ::dup2(null, 1);
-      ::dup2(null, 2);
-    }
+    detach("--daemon");
     c.log = nullptr;
   }
   block_termination_signals();
   session::Server server(c);
   server.bind();
-  if (c.log)
+  // A second port that every protocol is served on too: iperf3's clients
+  // look for 5201 unless told otherwise.
+  std::optional<session::Server> also;
+  if (a.iperf3_port) {
+    session::ServerConfig c2 = c;
+    c2.port = a.iperf3_port;
+    also.emplace(c2);
+    also->bind();
+  }
+  if (c.log) {
     std::fprintf(c.log, "flowperf server %s listening on %s (control protocol %u)\n", kVersion,
                  server.address().to_string().c_str(), 1u);
-  if (c.log) std::fflush(c.log);
+    if (also)
+      std::fprintf(c.log, "flowperf server: iperf3 clients also on %s\n",
+                   also->address().to_string().c_str());
+    std::fflush(c.log);
+  }
+  if (also) also->start_background();
   // SIGINT/SIGTERM arrive on this thread only; serve() runs in the
   // foreground until they do (or a client's allowed quit request).
   std::thread signals([&server] {
@@ -500,6 +507,7 @@ int run_server(const ServerArgs& a) {
   });
   signals.detach();
   server.serve();
+  if (also) also->stop();
   server.stop();
   return 0;
 }
@@ -688,6 +696,11 @@ int native_main(int argc, char** argv) {
                    "longest wait for a client's next control message outside a test, seconds")
       ->capture_default_str()
       ->check(finite_range(0.1, 3600));
+  server
+      ->add_option("--iperf3-port", sa.iperf3_port,
+                   "also listen on this port (iperf3 clients use 5201); every protocol is "
+                   "served on both")
+      ->check(CLI::Range(1, 65535));
 
   try {
     app.parse(argc, argv);

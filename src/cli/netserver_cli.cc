@@ -11,6 +11,7 @@
 #include <string_view>
 #include <thread>
 
+#include "cli/daemon.h"
 #include "cli/personalities.h"
 #include "cli/signals.h"
 #include "core/error.h"
@@ -181,25 +182,7 @@ int run(const NetserverArgs& a) {
 
   // 2. Detach like netserver: the parent returns, the child serves on.
   if (!a.foreground) {
-    pid_t pid = ::fork();
-    if (pid < 0) throw runtime_error("cannot fork to run in the background (use -D)");
-    // The parent leaves at once, without the Server's destructor: that
-    // would wake the wake-up eventfd the child shares (one open file since
-    // the fork), and the child's accept loop would then find it readable
-    // on every poll, forever: a whole CPU burnt while idle.
-    if (pid > 0) {
-      std::fflush(nullptr);
-      ::_exit(0);
-    }
-    ::setsid();
-    [[maybe_unused]] int ignored = ::chdir("/");  // don't pin the directory we started in
-    int null = ::open("/dev/null", O_RDWR);
-    if (null >= 0) {
-      ::dup2(null, 0);
-      ::dup2(null, 1);
-      ::dup2(null, 2);
-      if (null > 2) ::close(null);
-    }
+    detach("use -D to stay in the foreground");
   }
 
   // 3. Serve until SIGINT or SIGTERM.

@@ -8,5 +8,6 @@ namespace flowperf::cli {
 int netperf_main(int argc, char** argv);
 int netserver_main(int argc, char** argv);
 int qperf_main(int argc, char** argv);
+int iperf3_main(int argc, char** argv);
 
 }  // namespace flowperf::cli

@@ -12,11 +12,10 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace flowperf::report::iperf3 {
 
@@ -108,9 +107,9 @@ struct Totals {
 
 struct StreamEnd {
   int socket = 0;
-  int id = 0;            // the wire's stream id (1, 3, 4, ...)
-  bool sender = false;   // this side sent on this stream
-  Totals sent, received;  // the sending end's and the receiving end's view
+  int id = 0;                 // the wire's stream id (1, 3, 4, ...)
+  bool sender = false;        // this side sent on this stream
+  Totals sent, received;      // the sending end's and the receiving end's view
   bool have_received = true;  // false: the peer's results never came (interrupted)
 };
 

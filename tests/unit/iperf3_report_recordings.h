@@ -233,7 +233,8 @@ Reverse mode, remote host 127.0.0.1 is sending
 [SUM]   0.00-2.00   sec  4.81 MBytes  20.2 Mbits/sec  0.037 ms  0/154 (0%)  receiver
 )rec";
 
-inline constexpr const char* kRecBidirP2OmitServer = R"rec(Accepted connection from 127.0.0.1, port 45610
+inline constexpr const char* kRecBidirP2OmitServer =
+    R"rec(Accepted connection from 127.0.0.1, port 45610
 [  5] local 127.0.0.1 port 5377 connected to 127.0.0.1 port 45618
 [  8] local 127.0.0.1 port 5377 connected to 127.0.0.1 port 45620
 [ 11] local 127.0.0.1 port 5377 connected to 127.0.0.1 port 45636
@@ -269,7 +270,8 @@ inline constexpr const char* kRecBidirP2OmitServer = R"rec(Accepted connection f
 [SUM][TX-S]   0.00-2.00   sec  95.5 MBytes   401 Mbits/sec    0             sender
 )rec";
 
-inline constexpr const char* kRecUdpP2ReverseServer = R"rec(Accepted connection from 127.0.0.1, port 45706
+inline constexpr const char* kRecUdpP2ReverseServer =
+    R"rec(Accepted connection from 127.0.0.1, port 45706
 [  5] local 127.0.0.1 port 5377 connected to 127.0.0.1 port 53732
 [  6] local 127.0.0.1 port 5377 connected to 127.0.0.1 port 55412
 [ ID] Interval           Transfer     Bitrate         Total Datagrams
@@ -298,7 +300,8 @@ inline constexpr const char* kRecInterruptedClient = R"rec(Connecting to host 12
 [  5]   0.00-1.49   sec  0.00 Bytes  0.00 bits/sec                  receiver
 )rec";
 
-inline constexpr const char* kRecInterruptedUdpP2Client = R"rec(Connecting to host 127.0.0.1, port 5377
+inline constexpr const char* kRecInterruptedUdpP2Client =
+    R"rec(Connecting to host 127.0.0.1, port 5377
 [  5] local 127.0.0.1 port 33063 connected to 127.0.0.1 port 5377
 [  7] local 127.0.0.1 port 45049 connected to 127.0.0.1 port 5377
 [ ID] Interval           Transfer     Bitrate         Total Datagrams
