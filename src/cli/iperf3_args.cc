@@ -207,7 +207,14 @@ std::optional<long long> parse_int(const std::string& text) {
   char* end = nullptr;
   errno = 0;
   long long v = std::strtoll(s, &end, 10);
-  if (end == s || *end != '\0') return std::nullopt;
+  if (end == s) return std::nullopt;
+  // 3.12 reads these with atoi: "-t 3.0" (as scripts that compute a time
+  // write it) is 3. A fraction is dropped; any other trailing text is refused.
+  if (*end == '.') {
+    ++end;
+    while (*end >= '0' && *end <= '9') ++end;
+  }
+  if (*end != '\0') return std::nullopt;
   return v;  // strtoll saturates on ERANGE
 }
 

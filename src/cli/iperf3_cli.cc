@@ -5,6 +5,7 @@
 //
 // Output goes through one sink that writes stdout or --logfile, with -T's
 // title and --timestamps' time in front of every line, as iperf3 does.
+#include <fmt/format.h>
 #include <sched.h>
 #include <signal.h>
 #include <unistd.h>
@@ -147,6 +148,65 @@ std::string stream_event(const char* event, const nlohmann::ordered_json& data) 
   return line.dump() + "\n";
 }
 
+// -V's lines, as 3.12 prints them around the usual ones.
+std::string verbose_preamble(const Iperf3Args& a, const rp::StartInfo& s) {
+  std::string t = s.version + "\n" + s.system_info + "\n";
+  t += "Control connection MSS " + std::to_string(s.tcp_mss_default) + "\n";
+  if (s.udp && a.length == 0) t += "Setting UDP block size to " + std::to_string(s.blksize) + "\n";
+  t += "Time: " + s.time + "\n";
+  return t;
+}
+
+std::string verbose_after_connecting(const Iperf3Args& a, const rp::StartInfo& s) {
+  std::string t = "      Cookie: " + s.cookie + "\n";
+  if (s.udp)
+    t += "      Target Bitrate: " + std::to_string(s.target_bitrate) + "\n";
+  else
+    t += "      TCP MSS: " +
+         (a.mss ? std::to_string(a.mss) : std::to_string(s.tcp_mss_default) + " (default)") + "\n";
+  return t;
+}
+
+std::string verbose_starting(const rp::StartInfo& s) {
+  std::string end;
+  if (s.bytes)
+    end = std::to_string(s.bytes) + " bytes to send";
+  else if (s.blocks)
+    end = std::to_string(s.blocks) + " blocks to send";
+  else
+    end = std::to_string(s.duration) + " second test";
+  return "Starting Test: protocol: " + std::string(s.udp ? "UDP" : "TCP") + ", " +
+         std::to_string(s.num_streams) + " streams, " + std::to_string(s.blksize) +
+         " byte blocks, omitting " + std::to_string(s.omit) + " seconds, " + end + ", tos " +
+         std::to_string(s.tos) + "\n";
+}
+
+// Inserts `what` before the first line that starts with `line_start`.
+std::string insert_before(const std::string& text, const std::string& line_start,
+                          const std::string& what) {
+  size_t at = text.rfind(line_start, 0) == 0 ? 0 : text.find("\n" + line_start);
+  if (at == std::string::npos) return text + what;
+  if (at != 0) ++at;
+  return text.substr(0, at) + what + text.substr(at);
+}
+
+std::string verbose_cpu(const rp::Report& r) {
+  const bool receiving = r.start.reverse;
+  auto one = [](const rp::Cpu& c) {
+    return fmt::format("{:.1f}% ({:.1f}%u/{:.1f}%s)", c.total, c.user, c.system);
+  };
+  std::string t = std::string("CPU Utilization: local/") + (receiving ? "receiver " : "sender ") +
+                  one(r.end.host) + ", remote/" + (receiving ? "sender " : "receiver ") +
+                  one(r.end.remote) + "\n";
+  if (!r.start.udp) {
+    if (!r.end.sender_tcp_congestion.empty())
+      t += "snd_tcp_congestion " + r.end.sender_tcp_congestion + "\n";
+    if (!r.end.receiver_tcp_congestion.empty())
+      t += "rcv_tcp_congestion " + r.end.receiver_tcp_congestion + "\n";
+  }
+  return t;
+}
+
 void pin_process(int cpu) {
   if (cpu < 0) return;
   cpu_set_t set;
@@ -176,6 +236,7 @@ int run_client(const Iperf3Args& a, Sink& sink) {
   o.interval_s = a.interval_s;
   o.fq_rate = a.fq_rate;
   o.rcv_timeout_s = a.rcv_timeout_ms / 1000.0;
+  if (a.debug > 0) o.debug = [&sink](const std::string& m) { sink.error("iperf3 debug: " + m); };
   o.interrupt = install_interrupt_handler();
   const rp::Format f{a.format};
   bool connecting_shown = false;
@@ -200,8 +261,10 @@ int run_client(const Iperf3Args& a, Sink& sink) {
   } else if (!a.json) {
     o.on_connecting = [&](const rp::StartInfo& s) {
       started = s;
+      if (a.verbose) sink.text(verbose_preamble(a, s));
       sink.text("Connecting to host " + s.peer_host + ", port " + std::to_string(s.peer_port) +
                 "\n");
+      if (a.verbose) sink.text(verbose_after_connecting(a, s));
       connecting_shown = true;
     };
     o.on_start = [&](const rp::StartInfo& s) {
@@ -209,6 +272,7 @@ int run_client(const Iperf3Args& a, Sink& sink) {
       // The start block without its first line, which is already out.
       std::string t = rp::text_start(s);
       if (connecting_shown && t.rfind("Connecting to host", 0) == 0) t = t.substr(t.find('\n') + 1);
+      if (a.verbose) t = insert_before(t, "[ ID]", verbose_starting(s));
       sink.text(t);
     };
     o.on_interval = [&](const rp::Interval& iv) { sink.text(rp::text_interval(started, iv, f)); };
@@ -242,7 +306,15 @@ int run_client(const Iperf3Args& a, Sink& sink) {
     if (run.interrupted) run.report.error = "interrupt - the client has terminated";
     sink.raw(rp::json(run.report));
   } else {
-    sink.text(rp::text_summary(run.report, f));  // with the server's output, if asked
+    std::string summary = rp::text_summary(run.report, f);  // with the server's output, if asked
+    if (a.verbose) {
+      summary = insert_before(summary, "[ ID]", "Test Complete. Summary Results:\n");
+      // The CPU line follows the summary table, before any server output.
+      const size_t server = summary.find("\nServer ");
+      summary.insert(server == std::string::npos ? summary.size() : server,
+                     verbose_cpu(run.report));
+    }
+    sink.text(summary);
     if (run.error.empty() && !run.interrupted) sink.text("\niperf Done.\n");
   }
   if (run.interrupted) {
@@ -317,6 +389,8 @@ int run_server(const Iperf3Args& a, Sink& sink) {
     std::fprintf(pf, "%d", static_cast<int>(::getpid()));
     std::fclose(pf);
   }
+  if (a.verbose && !a.json)
+    sink.text(session::iperf3::version_text() + "\n" + session::iperf3::system_info() + "\n");
   banner();
   std::thread signals([&server, &sink] {
     wait_for_termination();

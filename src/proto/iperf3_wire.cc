@@ -8,9 +8,9 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
-#include <type_traits>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <type_traits>
 
 #include "proto/messages.h"
 
@@ -301,6 +301,36 @@ std::string server_error_text(int32_t code) {
     default:
       return {};
   }
+}
+
+std::string state_name(int8_t state) {
+  switch (state) {
+    case kTestStart:
+      return "TEST_START";
+    case kTestRunning:
+      return "TEST_RUNNING";
+    case kTestEnd:
+      return "TEST_END";
+    case kParamExchange:
+      return "PARAM_EXCHANGE";
+    case kCreateStreams:
+      return "CREATE_STREAMS";
+    case kServerTerminate:
+      return "SERVER_TERMINATE";
+    case kClientTerminate:
+      return "CLIENT_TERMINATE";
+    case kExchangeResults:
+      return "EXCHANGE_RESULTS";
+    case kDisplayResults:
+      return "DISPLAY_RESULTS";
+    case kIperfDone:
+      return "IPERF_DONE";
+    case kAccessDenied:
+      return "ACCESS_DENIED";
+    case kServerError:
+      return "SERVER_ERROR";
+  }
+  return "state " + std::to_string(state);
 }
 
 }  // namespace flowperf::proto::iperf3

@@ -57,13 +57,13 @@ inline constexpr uint8_t kUdpLegacyReply[4] = {0xb1, 0x68, 0xde, 0x3a};  // 9876
 // grow with the stream count and a server's text output).
 inline constexpr uint32_t kMaxJson = 4u << 20;
 // SERVER_ERROR codes whose meaning a client prints.
-inline constexpr int32_t kErrSetBuf = 141;     // "socket buffer size not set correctly"
-inline constexpr int32_t kErrSetMss = 123;     // "unable to set TCP/SCTP MSS"
-inline constexpr int32_t kErrAuth = 142;       // "test authorization failed" (no errno)
+inline constexpr int32_t kErrSetBuf = 141;         // "socket buffer size not set correctly"
+inline constexpr int32_t kErrSetMss = 123;         // "unable to set TCP/SCTP MSS"
+inline constexpr int32_t kErrAuth = 142;           // "test authorization failed" (no errno)
 inline constexpr int32_t kErrSetCongestion = 134;  // "unable to set TCP_CONGESTION"
-inline constexpr int32_t kErrSetTos = 125;          // "unable to set IP TOS"
-inline constexpr int32_t kErrRecvParams = 114;      // "unable to receive parameters from client"
-inline constexpr int32_t kErrCreateStream = 200;    // "unable to create a new stream"
+inline constexpr int32_t kErrSetTos = 125;         // "unable to set IP TOS"
+inline constexpr int32_t kErrRecvParams = 114;     // "unable to receive parameters from client"
+inline constexpr int32_t kErrCreateStream = 200;   // "unable to create a new stream"
 
 // A fresh cookie: 36 characters of a-z2-7 from the kernel's random source,
 // then a NUL.
@@ -147,5 +147,9 @@ inline int stream_id(uint32_t index) { return index == 0 ? 1 : static_cast<int>(
 
 // What a SERVER_ERROR code means, in iperf3's words ("" when unknown).
 std::string server_error_text(int32_t code);
+
+// A state byte's name as iperf3's sources call it ("PARAM_EXCHANGE"), or
+// "state N" for one it does not have.
+std::string state_name(int8_t state);
 
 }  // namespace flowperf::proto::iperf3

@@ -84,6 +84,9 @@ std::string read_server_error(int control) {
 Iperf3ClientRun run_iperf3_client(const Iperf3ClientOptions& o) {
   Iperf3ClientRun run;
   rp::StartInfo& start = run.report.start;
+  auto debug = [&o](const std::string& m) {
+    if (o.debug) o.debug(m);
+  };
 
   // 1. The control connection, and the cookie.
   ControlTarget target;
@@ -107,6 +110,7 @@ Iperf3ClientRun run_iperf3_client(const Iperf3ClientOptions& o) {
   if (net::sys::write_all(c, cookie.data(), cookie.size(), core::after(30)) !=
       net::sys::IoStatus::kOk)
     throw Iperf3Error("unable to send cookie to server: " + errno_words(errno));
+  debug("cookie sent: " + cookie.substr(0, ip::kCookieBytes - 1));
 
   // 2. PARAM_EXCHANGE, or busy.
   int8_t state;
@@ -115,6 +119,7 @@ Iperf3ClientRun run_iperf3_client(const Iperf3ClientOptions& o) {
   } catch (const std::exception&) {
     throw Iperf3Error("control socket has closed unexpectedly");
   }
+  debug("state from the server: " + ip::state_name(state));
   if (state == ip::kAccessDenied)
     throw Iperf3Error("the server is busy running a test. try again later");
   if (state == ip::kServerError) throw Iperf3Error(read_server_error(c));
@@ -145,7 +150,8 @@ Iperf3ClientRun run_iperf3_client(const Iperf3ClientOptions& o) {
   start.peer_host = o.host;
   start.peer_port = o.port;
   start.cookie = cookie.substr(0, ip::kCookieBytes - 1);
-  start.tcp_mss_default = params.udp ? 0 : ctl_mss;
+  // The control connection's MSS (a UDP test's -J has no such key; -V shows it).
+  start.tcp_mss_default = ctl_mss;
   start.target_bitrate = params.bandwidth;
   start.sock_bufsize = static_cast<int>(params.window);
   start.udp = params.udp;
@@ -164,11 +170,14 @@ Iperf3ClientRun run_iperf3_client(const Iperf3ClientOptions& o) {
 
   // 3. Parameters, then CREATE_STREAMS or the server's error.
   try {
-    send_json(c, ip::encode_params(params));
+    const std::string sent = ip::encode_params(params);
+    debug("parameters sent: " + sent);
+    send_json(c, sent);
     state = read_state(c, core::after(60));
   } catch (const std::exception&) {
     throw Iperf3Error("control socket has closed unexpectedly");
   }
+  debug("state from the server: " + ip::state_name(state));
   if (state == ip::kServerError) throw Iperf3Error(read_server_error(c));
   if (state == ip::kAccessDenied) throw Iperf3Error("test authorization failed");
   if (state != ip::kCreateStreams)
@@ -238,12 +247,14 @@ Iperf3ClientRun run_iperf3_client(const Iperf3ClientOptions& o) {
     start.sndbuf_actual = net::get_sndbuf(fds.front());
     start.rcvbuf_actual = net::get_rcvbuf(fds.front());
   }
+  debug(std::to_string(fds.size()) + " stream(s) connected");
   if (o.on_start) o.on_start(start);
 
   // 5. TEST_START and TEST_RUNNING.
   try {
     for (int8_t want : {ip::kTestStart, ip::kTestRunning}) {
       state = read_state(c, core::after(60));
+      debug("state from the server: " + ip::state_name(state));
       if (state == ip::kServerError) throw Iperf3Error(read_server_error(c));
       if (state == ip::kServerTerminate) {
         send_state(c, ip::kIperfDone);
@@ -352,12 +363,18 @@ Iperf3ClientRun run_iperf3_client(const Iperf3ClientOptions& o) {
     // 7. TEST_END, the results both ways, DISPLAY_RESULTS, IPERF_DONE.
     try {
       send_state(c, ip::kTestEnd);
+      debug("state sent: TEST_END");
       state = read_state(c, core::after(30));
+      debug("state from the server: " + ip::state_name(state));
       if (state == ip::kServerTerminate) throw Iperf3Error("the server has terminated");
       if (state != ip::kExchangeResults)
         throw Iperf3Error("received an unknown control message (" + std::to_string(state) + ")");
-      send_json(c, ip::encode_results(results_message(plan, measured, mine, nullptr)));
-      theirs = ip::decode_results(read_json(c, core::after(30)));
+      const std::string ours = ip::encode_results(results_message(plan, measured, mine, nullptr));
+      debug("results sent: " + ours);
+      send_json(c, ours);
+      const std::string got = read_json(c, core::after(30));
+      debug("results received: " + got);
+      theirs = ip::decode_results(got);
       have_theirs = true;
       state = read_state(c, core::after(30));
       if (state != ip::kDisplayResults)

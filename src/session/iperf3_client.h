@@ -29,6 +29,8 @@ struct Iperf3ClientOptions {
   uint64_t fq_rate = 0;          // --fq-rate bits/s, on this end's sockets
   double rcv_timeout_s = 120;    // --rcv-timeout: a receiving test with no data this long fails
   const std::atomic<bool>* interrupt = nullptr;
+  // -d: each step of the control exchange (states, the JSON both ways).
+  std::function<void(const std::string&)> debug;
   // The server answered (iperf3 prints "Connecting to host ..." now).
   std::function<void(const report::iperf3::StartInfo&)> on_connecting;
   // The streams are connected (the "[  5] local ... connected to ..." lines).

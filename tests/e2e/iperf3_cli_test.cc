@@ -136,6 +136,34 @@ TEST(Iperf3Json, JsonStreamIsOneEventALine) {
   EXPECT_NE(s.err.find("--json-stream"), std::string::npos) << s.err;
 }
 
+// -V's extra lines, with the cookie the server saw; -d's control exchange
+// on stderr, with the parameters as sent.
+TEST(Iperf3Client, VerboseAndDebugShowTheExchange) {
+  // A -J server prints no banner: it is given time to listen, then serves once.
+  const uint16_t port = free_port();
+  Process server({kIperf3Personality, "-s", "-J", "-1", "-p", std::to_string(port)});
+  std::this_thread::sleep_for(500ms);
+  const Outcome o = run_client(Side::kFlowperf, port, {"-t", "1", "-V", "-d", "-P", "2"});
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  for (const char* line :
+       {"Control connection MSS ", "Time: ", "      TCP MSS: ",
+        "Starting Test: protocol: TCP, 2 streams, 131072 byte blocks, omitting 0 seconds, 1 "
+        "second test, tos 0\n",
+        "Test Complete. Summary Results:\n", "CPU Utilization: local/sender ",
+        "snd_tcp_congestion "})
+    EXPECT_NE(o.out.find(line), std::string::npos) << line << "\n" << o.out;
+  EXPECT_NE(o.err.find("iperf3 debug: parameters sent: {"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("\"parallel\":2"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("state from the server: EXCHANGE_RESULTS"), std::string::npos) << o.err;
+  // The cookie -V printed is the one the server's -J recorded.
+  const size_t at = o.out.find("Cookie: ");
+  ASSERT_NE(at, std::string::npos);
+  const std::string cookie = o.out.substr(at + 8, 36);
+  const Outcome s = server.wait(10s);
+  EXPECT_EQ(s.exit_code, 0);
+  EXPECT_NE(s.out.find("\"cookie\":\t\"" + cookie + "\""), std::string::npos) << s.out;
+}
+
 TEST(Iperf3Errors, AsIperf3WordsThem) {
   // Nothing listens: refused.
   const uint16_t port = free_port();

@@ -376,6 +376,7 @@ TEST(Iperf3Args, MalformedNumbersSayWhatWasWrong) {
   for (auto rest : std::vector<std::vector<std::string>>{{"-t", "abc"},
                                                          {"-t", "-5"},
                                                          {"-t", "5s"},
+                                                         {"-t", "3.x"},
                                                          {"-P", "x"},
                                                          {"-P", "0"},
                                                          {"-n", "-1"},
@@ -401,6 +402,10 @@ TEST(Iperf3Args, MalformedNumbersSayWhatWasWrong) {
   }
   std::string t = ParamError({"-c", "h", "--time", "abc"});
   EXPECT_EQ(t, "invalid value 'abc' for --time (expected a whole number of seconds)");
+  // As 3.12's atoi: a fraction is dropped, other trailing text is not.
+  EXPECT_EQ(Ok({"-c", "h", "-t", "3.0"}).duration_s, 3);
+  EXPECT_EQ(Ok({"-c", "h", "-P", "2.9"}).parallel, 2);
+  EXPECT_FALSE(ParamError({"-c", "h", "-t", "3.0s"}).empty());
 }
 
 TEST(Iperf3Args, ClientOnlyOptionsOnAServer) {

@@ -25,18 +25,23 @@ TEST(Iperf3Params, EncodesAs312SendsThem) {
     const char* recorded;
   };
   std::vector<Case> cases;
-  cases.push_back({tcp(2),
-                   R"({"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"client_version":"3.12"})"});
+  cases.push_back(
+      {tcp(2),
+       R"({"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"client_version":"3.12"})"});
   {
     auto p = tcp(2);
     p.reverse = true;
-    cases.push_back({p, R"({"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"reverse":true,"len":131072,"pacing_timer":1000,"client_version":"3.12"})"});
+    cases.push_back(
+        {p,
+         R"({"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"reverse":true,"len":131072,"pacing_timer":1000,"client_version":"3.12"})"});
   }
   {
     auto p = tcp(2);
     p.bidirectional = true;
     p.parallel = 2;
-    cases.push_back({p, R"({"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":2,"bidirectional":true,"len":131072,"pacing_timer":1000,"client_version":"3.12"})"});
+    cases.push_back(
+        {p,
+         R"({"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":2,"bidirectional":true,"len":131072,"pacing_timer":1000,"client_version":"3.12"})"});
   }
   {
     ip::Params p;
@@ -45,23 +50,31 @@ TEST(Iperf3Params, EncodesAs312SendsThem) {
     p.len = 32768;
     p.bandwidth = 10000000;
     p.udp_counters_64bit = true;
-    cases.push_back({p, R"({"udp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":32768,"bandwidth":10000000,"pacing_timer":1000,"udp_counters_64bit":1,"client_version":"3.12"})"});
+    cases.push_back(
+        {p,
+         R"({"udp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":32768,"bandwidth":10000000,"pacing_timer":1000,"udp_counters_64bit":1,"client_version":"3.12"})"});
   }
   {
     auto p = tcp(0);
     p.num = 1048576;
-    cases.push_back({p, R"({"tcp":true,"omit":0,"time":0,"num":1048576,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"client_version":"3.12"})"});
+    cases.push_back(
+        {p,
+         R"({"tcp":true,"omit":0,"time":0,"num":1048576,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"client_version":"3.12"})"});
   }
   {
     auto p = tcp(2);
     p.nodelay = true;
     p.mss = 1000;
-    cases.push_back({p, R"({"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"MSS":1000,"nodelay":true,"parallel":1,"len":131072,"pacing_timer":1000,"client_version":"3.12"})"});
+    cases.push_back(
+        {p,
+         R"({"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"MSS":1000,"nodelay":true,"parallel":1,"len":131072,"pacing_timer":1000,"client_version":"3.12"})"});
   }
   {
     auto p = tcp(2);
     p.get_server_output = true;
-    cases.push_back({p, R"({"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"get_server_output":1,"client_version":"3.12"})"});
+    cases.push_back(
+        {p,
+         R"({"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"get_server_output":1,"client_version":"3.12"})"});
   }
   {
     // The recording with many options at once (§6.1).
@@ -82,7 +95,9 @@ TEST(Iperf3Params, EncodesAs312SendsThem) {
     p.title = "t";
     p.extra_data = "e";
     p.get_server_output = p.udp_counters_64bit = p.repeating_payload = p.dont_fragment = true;
-    cases.push_back({p, R"({"udp":true,"omit":1,"server_affinity":0,"time":1,"num":0,"blockcount":0,"parallel":2,"reverse":true,"window":262144,"len":1000,"bandwidth":10000000,"fqrate":1000000,"pacing_timer":500,"burst":5,"TOS":8,"title":"t","extra_data":"e","get_server_output":1,"udp_counters_64bit":1,"repeating_payload":1,"dont_fragment":1,"client_version":"3.12"})"});
+    cases.push_back(
+        {p,
+         R"({"udp":true,"omit":1,"server_affinity":0,"time":1,"num":0,"blockcount":0,"parallel":2,"reverse":true,"window":262144,"len":1000,"bandwidth":10000000,"fqrate":1000000,"pacing_timer":500,"burst":5,"TOS":8,"title":"t","extra_data":"e","get_server_output":1,"udp_counters_64bit":1,"repeating_payload":1,"dont_fragment":1,"client_version":"3.12"})"});
   }
   {
     auto p = tcp(1);
@@ -91,12 +106,16 @@ TEST(Iperf3Params, EncodesAs312SendsThem) {
     p.title = "t";
     p.extra_data = "e";
     p.congestion = "reno";
-    cases.push_back({p, R"({"tcp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"TOS":8,"flowlabel":5,"title":"t","extra_data":"e","congestion":"reno","client_version":"3.12"})"});
+    cases.push_back(
+        {p,
+         R"({"tcp":true,"omit":0,"time":1,"num":0,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"TOS":8,"flowlabel":5,"title":"t","extra_data":"e","congestion":"reno","client_version":"3.12"})"});
   }
   {
     auto p = tcp(2);
     p.zerocopy = true;
-    cases.push_back({p, R"({"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"zerocopy":1,"client_version":"3.12"})"});
+    cases.push_back(
+        {p,
+         R"({"tcp":true,"omit":0,"time":2,"num":0,"blockcount":0,"parallel":1,"len":131072,"pacing_timer":1000,"zerocopy":1,"client_version":"3.12"})"});
   }
   for (const auto& c : cases) {
     EXPECT_EQ(ip::encode_params(c.p), c.recorded);
@@ -165,8 +184,10 @@ TEST(Iperf3Results, RoundTripsAndKeepsKeyOrder) {
   EXPECT_LT(text.find("\"cpu_util_total\""), text.find("\"sender_has_retransmits\""));
   EXPECT_LT(text.find("\"congestion_used\""), text.find("\"server_output_text\""));
   EXPECT_LT(text.find("\"server_output_text\""), text.find("\"streams\""));
-  EXPECT_NE(text.find(R"({"id":1,"bytes":1000,"retransmits":-1,"jitter":0.00025,"errors":3,"packets":77,"start_time":0,"end_time":2.000656})"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find(
+          R"({"id":1,"bytes":1000,"retransmits":-1,"jitter":0.00025,"errors":3,"packets":77,"start_time":0,"end_time":2.000656})"),
+      std::string::npos)
       << text;
   EXPECT_THROW(ip::decode_results(R"({"cpu_util_total":1})"), flowperf::proto::ProtocolError);
 }
