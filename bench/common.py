@@ -11,6 +11,7 @@ import time
 FLOWPERF_ARGS = {
     "tcp_stream_16k": ["-t", "TCP_STREAM", "-m", "16K"],
     "tcp_stream_128k": ["-t", "TCP_STREAM", "-m", "128K"],
+    "tcp_stream_128k_p4": ["-t", "TCP_STREAM", "-m", "128K", "-P", "4"],
     "tcp_rr_1": ["-t", "TCP_RR", "-r", "1,1"],
     "tcp_rr_64": ["-t", "TCP_RR", "-r", "64,64"],
     "udp_rr_1": ["-t", "UDP_RR", "-r", "1,1"],

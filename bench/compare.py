@@ -62,6 +62,7 @@ BEGIN, END = "<!-- bench:begin -->", "<!-- bench:end -->"
 WORKLOADS = {
     "tcp_stream_16k": ("stream", "Gbit/s", "TCP stream, 16 KiB sends"),
     "tcp_stream_128k": ("stream", "Gbit/s", "TCP stream, 128 KiB sends"),
+    "tcp_stream_128k_p4": ("stream", "Gbit/s", "TCP stream, 128 KiB sends, 4 streams (iperf3 -P 4)"),
     "tcp_rr_1": ("rr", "trans/s", "TCP_RR, 1-byte request and response"),
     "tcp_rr_64": ("rr", "trans/s", "TCP_RR, 64-byte request and response"),
     "udp_rr_1": ("rr", "trans/s", "UDP_RR, 1-byte request and response"),
@@ -304,21 +305,25 @@ class Netperf(Tool):
 
 
 class Iperf3(Tool):
-    """iperf3; with zerocopy, its -Z (sendfile), beside flowperf --sendfile."""
+    """iperf3; with zerocopy, its -Z (sendfile), beside flowperf --sendfile.
+    With a binary, flowperf's iperf3 personality (client and server), the
+    same commands: its rows are flowperf's, compared with the real one."""
 
-    def __init__(self, zerocopy=False):
+    def __init__(self, zerocopy=False, binary=None):
         super().__init__()
         self.zerocopy = zerocopy
-        self.name = "iperf3 -Z" if zerocopy else "iperf3"
+        self.bin = binary or "iperf3"
+        self.peer = binary is None
+        self.name = ("flowperf iperf3" if binary else "iperf3") + (" -Z" if zerocopy else "")
         self.kind = "zerocopy" if zerocopy else ""
 
     def start_server(self):
         self.port = free_port()
-        self.servers["tcp"] = spawn_server(["iperf3", "-s", "-B", "127.0.0.1", "-p", str(self.port)])
+        self.servers["tcp"] = spawn_server([self.bin, "-s", "-B", "127.0.0.1", "-p", str(self.port)])
         wait_listening(self.port)
 
     def command(self, w, seconds):
-        base = ["iperf3", "-c", "127.0.0.1", "-p", str(self.port), "-t", str(seconds), "-J"]
+        base = [self.bin, "-c", "127.0.0.1", "-p", str(self.port), "-t", str(seconds), "-J"]
         if self.zerocopy:
             base.append("-Z")
             if w == "udp_stream_64":
@@ -326,6 +331,7 @@ class Iperf3(Tool):
         return {
             "tcp_stream_16k": base + ["-l", "16K"],
             "tcp_stream_128k": base + ["-l", "128K"],
+            "tcp_stream_128k_p4": base + ["-l", "128K", "-P", "4"],
             "udp_stream_64": base + ["-u", "-b", "0", "-l", "64"],
         }.get(w)
 
@@ -753,6 +759,9 @@ def main():
     ap.add_argument("--instructions", choices=("auto", "yes", "no"), default="auto",
                     help="count user-space instructions per unit with callgrind "
                          "(bench/instructions.py); auto: when valgrind is installed")
+    ap.add_argument("--tools", default="",
+                    help="comma-separated tool names to run (as the table names them, e.g. "
+                         "'flowperf,iperf3,flowperf iperf3'); empty: every tool found")
     ap.add_argument("--json", default=None, help="write all runs here")
     ap.add_argument("--readme", default=os.path.join(HERE, "..", "README.md"))
     ap.add_argument("--no-readme", action="store_true", help="print the table only")
@@ -789,6 +798,16 @@ def main():
             tools.append(cls())
     if shutil.which("iperf3"):
         tools.append(Iperf3(zerocopy=True))
+    personality = os.path.join(os.path.dirname(os.path.abspath(fp)), "iperf3")
+    if os.path.exists(personality):
+        tools += [Iperf3(binary=personality), Iperf3(zerocopy=True, binary=personality)]
+    if args.tools:
+        wanted = [t.strip() for t in args.tools.split(",") if t.strip()]
+        known = [t.name for t in tools]
+        for w in wanted:
+            if w not in known:
+                ap.error(f"--tools: no tool named '{w}' here; found: {', '.join(known)}")
+        tools = [t for t in tools if t.name in wanted]
 
     raise_fd_limit()  # for the 10,000-flow runs, flowperf's and neper's
     load0 = os.getloadavg()
