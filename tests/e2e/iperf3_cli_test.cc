@@ -205,6 +205,28 @@ TEST(Iperf3Server, BusyWithOneAtATimeAsIperf3Is) {
   EXPECT_EQ(first.wait(20s).exit_code, 0);
 }
 
+// The other way: a real iperf3 -s busy with one test turns flowperf's
+// client away, and flowperf's client says so as iperf3 does.
+TEST(Iperf3Client, HearsARealServerSayBusy) {
+  REQUIRE_IPERF3();
+  Iperf3Server srv(Side::kReal);
+  ASSERT_TRUE(srv.ready);
+  Process first({real_iperf3(), "-c", "127.0.0.1", "-p", std::to_string(srv.port), "-t", "3"});
+  std::this_thread::sleep_for(1s);
+  const Outcome busy = run_client(Side::kFlowperf, srv.port, {"-t", "1"});
+  EXPECT_EQ(busy.exit_code, 1);
+  EXPECT_EQ(busy.err, "iperf3: error - the server is busy running a test. try again later\n");
+  EXPECT_EQ(first.wait(20s).exit_code, 0);
+  // With -J the error goes into the document, as 3.12 puts it.
+  Process second({real_iperf3(), "-c", "127.0.0.1", "-p", std::to_string(srv.port), "-t", "3"});
+  std::this_thread::sleep_for(1s);
+  const Outcome j = run_client(Side::kFlowperf, srv.port, {"-t", "1", "-J"});
+  EXPECT_EQ(j.exit_code, 1);
+  EXPECT_EQ(parse_json(j.out)["error"], "the server is busy running a test. try again later")
+      << j.out;
+  EXPECT_EQ(second.wait(20s).exit_code, 0);
+}
+
 TEST(Iperf3Server, ServesClientsSideBySide) {
   REQUIRE_IPERF3();
   Iperf3Server srv(Side::kFlowperf);
