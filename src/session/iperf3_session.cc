@@ -12,6 +12,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -210,12 +211,34 @@ class Iperf3Session {
         plan_.time_s > 0 ? plan_.time_s + plan_.omit_s + 40 : cfg_.max_duration_s;
     int8_t said = 0;
     bool closed = false;
+    // TEST_END comes when the client has written its last byte, which may
+    // still be queued on this side: the receiving streams read what is
+    // queued (a short, bounded wait) before they stop, so a -n/-k test
+    // counts the bytes that arrived. The test's end is when TEST_END came.
+    Clock::time_point test_end{}, drain_until{};
+    auto queued = [this] {
+      for (int fd : fds_) {
+        int n = 0;
+        if (::ioctl(fd, FIONREAD, &n) == 0 && n > 0) return true;
+      }
+      return false;
+    };
     auto poll = [&](Clock::time_point until) {
+      if (test_end != Clock::time_point{}) {
+        if (!queued() || Clock::now() >= drain_until) return SideRunner::Turn::kStop;
+        ::poll(nullptr, 0, 1);
+        return SideRunner::Turn::kGoOn;
+      }
       pollfd p{c_, POLLIN, 0};
       const auto ms = std::max<int64_t>(
           0, std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()).count());
       if (::poll(&p, 1, static_cast<int>(ms)) <= 0) return SideRunner::Turn::kGoOn;
       const ssize_t n = ::recv(c_, &said, 1, MSG_DONTWAIT);
+      if (n == 1 && said == ip::kTestEnd) {
+        test_end = Clock::now();
+        drain_until = test_end + std::chrono::milliseconds(250);
+        return queued() ? SideRunner::Turn::kGoOn : SideRunner::Turn::kStop;
+      }
       if (n == 1) return SideRunner::Turn::kStop;
       if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
         closed = true;
@@ -225,7 +248,7 @@ class Iperf3Session {
     };
     const SideRunner::End why =
         runner->run(core::after(std::min(longest, cfg_.max_duration_s)), poll, false);
-    const auto t_end = Clock::now();
+    const auto t_end = test_end != Clock::time_point{} ? test_end : Clock::now();
     runner->end_measuring();
     runner->abort();
     results::SideResult measured = runner->finish(t_end, t_end);
