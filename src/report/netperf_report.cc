@@ -454,10 +454,13 @@ OmniValues netperf_values(const results::TestResult& r, const NetperfReportOptio
   v.lsr = size_or_unknown(r.local_side.rcvbuf);
   v.rss = size_or_unknown(r.remote_side.sndbuf);
   v.rsr = size_or_unknown(r.remote_side.rcvbuf);
-  v.lss_end = o.lss_req > 0 ? v.lss : -1;
-  v.lsr_end = o.lsr_req > 0 ? v.lsr : -1;
-  v.rss_end = o.rss_req > 0 ? v.rss : -1;
-  v.rsr_end = o.rsr_req > 0 ? v.rsr : -1;
+  // "Final": read from the data socket when the test ended (autotuning grows
+  // TCP's), as netperf does; where no reading came back, the initial size.
+  auto final_size = [](int end, int initial) { return end > 0 ? end : initial; };
+  v.lss_end = final_size(r.local_side.sndbuf_end, v.lss);
+  v.lsr_end = final_size(r.local_side.rcvbuf_end, v.lsr);
+  v.rss_end = final_size(r.remote_side.sndbuf_end, v.rss);
+  v.rsr_end = final_size(r.remote_side.rcvbuf_end, v.rsr);
 
   const int send = static_cast<int>(r.spec.effective_send_size());
   const int recv = static_cast<int>(r.spec.effective_recv_size());
@@ -531,7 +534,34 @@ OmniValues netperf_values(const results::TestResult& r, const NetperfReportOptio
   if (!o.brand.empty()) v.brand = o.brand;
   v.uuid = o.uuid;
   v.command_line = o.command_line;
-  if (udp) v.local_cong_control = v.remote_cong_control = "TCP Only";
+  // The data connection's TCP state at the end: netperf 2.7 fills these for
+  // TCP tests with one long connection, and leaves them empty (-1, "") for
+  // UDP and for TCP_CRR/TCP_CC; the MSS it reads for every TCP test.
+  auto first_tcp = [](const results::SideResult& side) -> const net::TcpInfo* {
+    return !side.flows.empty() && side.flows[0].tcp ? &*side.flows[0].tcp : nullptr;
+  };
+  if (!udp) {
+    if (const net::TcpInfo* t = first_tcp(r.local_side); t && t->snd_mss > 0)
+      v.transport_mss = static_cast<int>(t->snd_mss);
+  }
+  if (!udp && !info.connect_per_transaction) {
+    auto retrans = [](const results::SideResult& side) {
+      int64_t n = -1;
+      for (const auto& f : side.flows)
+        if (f.tcp) n = std::max<int64_t>(n, 0) + f.tcp->total_retrans;
+      return static_cast<int>(std::min<int64_t>(n, INT32_MAX));
+    };
+    v.local_retrans = retrans(r.local_side);
+    if (r.have_remote) v.remote_retrans = retrans(r.remote_side);
+    if (const net::TcpInfo* t = first_tcp(r.local_side))
+      v.local_cong_control = t->congestion_control;
+    if (const net::TcpInfo* t = first_tcp(r.remote_side); t && r.have_remote)
+      v.remote_cong_control = t->congestion_control;
+  }
+  v.local_socket_prio = r.spec.local.priority;
+  v.remote_socket_prio = r.spec.remote.priority;
+  v.local_socket_tos = r.spec.local.tos;
+  v.remote_socket_tos = r.spec.remote.tos;
 
   // Per-transaction latency (RR): whole microseconds for the integer
   // selectors, as netperf keeps its histogram.

@@ -114,7 +114,10 @@ struct OmniValues {
   // Latency in microseconds; absent when not measured (netperf prints -1).
   std::optional<int> min_latency, max_latency, p50_latency, p90_latency, p99_latency;
   std::optional<double> mean_latency, stddev_latency;
-  std::string local_cong_control, remote_cong_control;
+  std::string local_cong_control, remote_cong_control;  // TCP tests but TCP_CRR/TCP_CC
+  // -y / -Y as set on the data sockets; -1 (printed 0xffffffff for TOS): not set.
+  int local_socket_prio = -1, remote_socket_prio = -1;
+  int local_socket_tos = -1, remote_socket_tos = -1;
   std::string command_line;
 };
 

@@ -315,6 +315,9 @@ results::SideResult remote_side(const np::OmniResults& res, const np::OmniRespon
   side.threads = 1;
   side.sndbuf = setup.send_buf_size;
   side.rcvbuf = setup.recv_buf_size;
+  // The data socket at the end, as netserver read it.
+  side.sndbuf_end = res.send_buf_size;
+  side.rcvbuf_end = res.recv_buf_size;
   results::FlowResult f;
   f.index = 0;
   f.elapsed_s = res.elapsed_time;
@@ -327,6 +330,14 @@ results::SideResult remote_side(const np::OmniResults& res, const np::OmniRespon
   if (udp) {
     f.datagrams_sent = res.send_calls;
     f.datagrams_recv = res.recv_calls;
+  }
+  if (!udp) {
+    // What netserver read from TCP_INFO: retransmissions and, when asked
+    // (kFlagWantRemoteCong), the congestion control.
+    net::TcpInfo t;
+    t.total_retrans = static_cast<uint32_t>(std::max(res.transport_retrans, 0));
+    t.congestion_control = res.cong_control;
+    f.tcp = t;
   }
   side.flows.push_back(std::move(f));
   return side;
@@ -453,6 +464,9 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   request.socket_prio = theirs.priority;
   request.socket_tos = theirs.tos;
   if (spec.keepalive) request.flags |= np::kFlagKeepalive;
+  // netserver names its congestion control only when asked: always ask, so
+  // REMOTE_CONG_CONTROL has it.
+  if (!udp && !conn_test) request.flags |= np::kFlagWantRemoteCong;
   const np::Frame req_frame =
       cc ? classic_cc_request(request, theirs)
          : np::encode_omni_request(request, theirs.cpu < 0 ? -1 : theirs.cpu);

@@ -283,8 +283,34 @@ TEST(NetperfValues, FromAStreamResult) {
   EXPECT_EQ(v.units, "10^6bits");
   EXPECT_EQ(v.lss_req, 32768);
   EXPECT_EQ(v.lss, 16384);
-  EXPECT_EQ(v.lss_end, 16384);  // asked for: fixed for the whole test
-  EXPECT_EQ(v.rsr_end, -1);     // autotuned: its final size was not read
+  EXPECT_EQ(v.lss_end, 16384);   // no reading at the end: the initial size
+  EXPECT_EQ(v.rsr_end, 131072);  // likewise
+  {
+    // Read at the end (autotuning grew them): those sizes.
+    results::TestResult r = result(TestKind::kTcpStream);
+    r.local_side.sndbuf_end = 4194304;
+    r.remote_side.rcvbuf_end = 6291456;
+    r.local_side.flows[0].tcp = net::TcpInfo{};
+    r.local_side.flows[0].tcp->snd_mss = 65483;
+    r.local_side.flows[0].tcp->total_retrans = 3;
+    r.local_side.flows[0].tcp->congestion_control = "cubic";
+    r.remote_side.flows[0].tcp = net::TcpInfo{};
+    r.remote_side.flows[0].tcp->congestion_control = "reno";
+    r.spec.local.tos = 0x20;
+    r.spec.remote.priority = 4;
+    const OmniValues e = netperf_values(r, o);
+    EXPECT_EQ(e.lss_end, 4194304);
+    EXPECT_EQ(e.rsr_end, 6291456);
+    EXPECT_EQ(e.transport_mss, 65483);
+    EXPECT_EQ(e.local_retrans, 3);
+    EXPECT_EQ(e.remote_retrans, 0);
+    EXPECT_EQ(e.local_cong_control, "cubic");
+    EXPECT_EQ(e.remote_cong_control, "reno");
+    EXPECT_EQ(e.local_socket_tos, 0x20);
+    EXPECT_EQ(e.remote_socket_tos, -1);
+    EXPECT_EQ(e.local_socket_prio, -1);
+    EXPECT_EQ(e.remote_socket_prio, 4);
+  }
   EXPECT_EQ(v.local_send_size, 16384);
   EXPECT_EQ(v.remote_recv_size, 131072);
   EXPECT_EQ(v.request_size, -1);
@@ -314,7 +340,7 @@ TEST(NetperfValues, FromAnRrResult) {
   EXPECT_NEAR(*v.p50_latency, 55, 1);
   EXPECT_NEAR(*v.p99_latency, 150, 2);
   EXPECT_EQ(v.request_size, 1);
-  EXPECT_EQ(v.local_cong_control, "TCP Only");
+  EXPECT_EQ(v.local_cong_control, "");  // netperf 2.7.1 prints nothing for UDP
   o.direction = "Send|Recv";
   EXPECT_EQ(netperf_values(result(TestKind::kTcpCrr), o).direction, "Send|Recv");  // as asked
   o.direction.clear();
@@ -385,15 +411,16 @@ TEST(NetperfResult, OmniDefaultColumnsWithCpu) {
   NetperfReportOptions o = options("OMNI Send TEST");
   o.omni = OmniStyle::kCsv;
   o.local_cpu = o.remote_cpu = true;
-  EXPECT_EQ(netperf_result(measured(TestKind::kTcpStream), o),
-            "Local Send Socket Size Final,Remote Recv Socket Size Final,Local Send Size,Elapsed "
-            "Time (sec),Throughput,Throughput Units,Local CPU Util %,Local CPU User %,Local CPU "
-            "System %,Local CPU I/O %,Local CPU IRQ %,Local CPU swintr %,Local CPU Util "
-            "Method,Remote CPU Util %,Remote CPU User %,Remote CPU System %,Remote CPU I/O "
-            "%,Remote CPU IRQ %,Remote CPU swintr %,Remote CPU Util Method,Local Service "
-            "Demand,Remote Service Demand,Service Demand Units\n"
-            "-1,-1,16384,10.00,1000.00,10^6bits/s,25.50,10.25,12.00,0.50,0.25,3.00,S,50.00,20.00,"
-            "25.00,0.00,1.00,2.00,S,8.356,32.768,usec/KB\n");
+  EXPECT_EQ(
+      netperf_result(measured(TestKind::kTcpStream), o),
+      "Local Send Socket Size Final,Remote Recv Socket Size Final,Local Send Size,Elapsed "
+      "Time (sec),Throughput,Throughput Units,Local CPU Util %,Local CPU User %,Local CPU "
+      "System %,Local CPU I/O %,Local CPU IRQ %,Local CPU swintr %,Local CPU Util "
+      "Method,Remote CPU Util %,Remote CPU User %,Remote CPU System %,Remote CPU I/O "
+      "%,Remote CPU IRQ %,Remote CPU swintr %,Remote CPU Util Method,Local Service "
+      "Demand,Remote Service Demand,Service Demand Units\n"
+      "16384,131072,16384,10.00,1000.00,10^6bits/s,25.50,10.25,12.00,0.50,0.25,3.00,S,50.00,20.00,"
+      "25.00,0.00,1.00,2.00,S,8.356,32.768,usec/KB\n");
 }
 
 TEST(NetperfResult, OmniDefaultColumns) {
@@ -404,7 +431,7 @@ TEST(NetperfResult, OmniDefaultColumns) {
             "Send Socket Recv Socket Send   Time               Units       \n"
             "Size        Size        Size   (sec)                          \n"
             "Final       Final                                             \n"
-            "-1          -1          16384  10.00   1000.00    10^6bits/s  \n");
+            "16384       131072      16384  10.00   1000.00    10^6bits/s  \n");
   o.omni = OmniStyle::kKeyval;
   o.selection = *parse_omni_selection("THROUGHPUT,UUID", nullptr);
   EXPECT_EQ(netperf_result(result(TestKind::kTcpStream), o),
