@@ -164,6 +164,35 @@ TEST(Iperf3Client, VerboseAndDebugShowTheExchange) {
   EXPECT_NE(s.out.find("\"cookie\":\t\"" + cookie + "\""), std::string::npos) << s.out;
 }
 
+// -M, -S and -C read back from the kernel (ss) on the client's data
+// connection while it runs against a real iperf3 server.
+TEST(Iperf3Client, SocketOptionsReachTheDataConnection) {
+  REQUIRE_IPERF3();
+  Iperf3Server srv(Side::kReal);
+  ASSERT_TRUE(srv.ready);
+  const std::string port = std::to_string(srv.port);
+  Process c({kIperf3Personality, "-c", "127.0.0.1", "-p", port, "-t", "3", "-M", "1000", "-S",
+             "0x10", "-C", "reno"});
+  std::this_thread::sleep_for(1500ms);
+  const Outcome ss = Process({"/usr/bin/ss", "-tinH", "--tos", "state", "established",
+                              "( dport = :" + port + " )"})
+                         .wait(10s);
+  ASSERT_EQ(ss.exit_code, 0) << ss.err;
+  // Each socket: its address line, then a tab-indented line of TCP details.
+  bool found = false;
+  std::istringstream lines(ss.out);
+  for (std::string head, info; std::getline(lines, head) && std::getline(lines, info);) {
+    if (head.find("tos:0x10") == std::string::npos) continue;
+    found = true;
+    EXPECT_NE(info.find(" reno "), std::string::npos) << info;
+    const auto at = info.find(" advmss:");
+    ASSERT_NE(at, std::string::npos) << info;
+    EXPECT_LE(std::stoi(info.substr(at + 8)), 1000) << info;
+  }
+  EXPECT_TRUE(found) << "no data connection with TOS 0x10:\n" << ss.out;
+  EXPECT_EQ(c.wait(20s).exit_code, 0);
+}
+
 TEST(Iperf3Errors, AsIperf3WordsThem) {
   // Nothing listens: refused.
   const uint16_t port = free_port();
