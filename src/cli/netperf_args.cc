@@ -395,6 +395,9 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       }
       (c == 'c' ? a.local_cpu : a.remote_cpu) = true;
       (c == 'c' ? a.local_cpu_rate : a.remote_cpu_rate) = rate;
+      // A rate calibrates netperf's looper CPU methods; Linux's /proc/stat
+      // method (the one flowperf uses, as netperf does on Linux) has no use for it.
+      if (rate) note(a, "-c/-C RATE (a calibration rate; /proc/stat needs none)");
       break;
     }
     case 'I': {
@@ -475,6 +478,7 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       break;
     case 'd':
       ++a.debug;
+      note(a, "-d (netperf's debug output)");
       break;
     case '4':
       a.family = a.local_family = IpFamily::kV4;
@@ -506,6 +510,7 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       break;
     case 'n':
       int_value('n', v, 1, 1 << 20, "a CPU count");
+      note(a, "-n (CPU count: flowperf counts the CPUs from /proc/stat)");
       break;
     case 'r':
       a.result_confidence_only = true;
@@ -690,6 +695,7 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
       break;
     case 'R':
       int_value('R', v, 0, 1, "0 or 1");
+      note(a, "-R (SO_DONTROUTE)");
       break;
     case 'e':
     case 'G':

@@ -268,6 +268,13 @@ TEST(NetperfArgs, GlobalSocketOptionsAndTheOnesNotApplied) {
   EXPECT_TRUE(a.not_applied.empty());
   EXPECT_EQ(parse({"-F", ",theirs"}).not_applied,
             (std::vector<std::string>{"-F ,rfill (the server's fill file)"}));
+  // Accepted for netperf's command lines, said aloud, never dropped silently.
+  EXPECT_EQ(
+      parse({"-c", "10", "-C", "20", "-d", "-n", "2", "--", "-R", "1"}).not_applied,
+      (std::vector<std::string>{
+          "-c/-C RATE (a calibration rate; /proc/stat needs none)", "-d (netperf's debug output)",
+          "-n (CPU count: flowperf counts the CPUs from /proc/stat)", "-R (SO_DONTROUTE)"}));
+  EXPECT_TRUE(parse({"-c", "-C", "-j"}).not_applied.empty());  // CPU measured; stats always kept
   EXPECT_EQ(spec_of({"-F", "ours,theirs"}).fill_file, "ours");
   EXPECT_EQ(spec_of({}).fill_file, "");
   EXPECT_EQ(parse_netperf_tos("lowdelay"), 0x10);
