@@ -43,12 +43,17 @@ T number(const json& j, const char* key, T fallback) {
   };
   if (it->is_number_unsigned()) {
     const uint64_t v = it->get<uint64_t>();
+    // Every 64-bit integer is within a double's range (comparing them with
+    // a double's maximum cast to an integer would be undefined).
+    if constexpr (std::is_floating_point_v<T>) return static_cast<T>(v);
     if (v > static_cast<uint64_t>(std::numeric_limits<T>::max())) return refuse();
     return static_cast<T>(v);
   }
   if (it->is_number_integer()) {
     const int64_t v = it->get<int64_t>();
-    if constexpr (std::is_unsigned_v<T>) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return static_cast<T>(v);
+    } else if constexpr (std::is_unsigned_v<T>) {
       if (v < 0) return refuse();
     } else {
       if (v < static_cast<int64_t>(std::numeric_limits<T>::lowest()) ||

@@ -152,6 +152,13 @@ TEST(Iperf3Params, RefusesWhatCannotBeRun) {
   EXPECT_THROW(ip::decode_params(R"({"tcp":true,"num":-1})"), ProtocolError);
   EXPECT_THROW(ip::decode_params(R"({"tcp":true,"time":3000000000})"), ProtocolError);
   EXPECT_EQ(ip::decode_params(R"({"tcp":true,"len":4294967295})").len, 4294967295u);
+  // Any integer fits a floating field (found by fuzz_iperf3_wire: the range
+  // check itself overflowed for doubles).
+  const auto r = ip::decode_results(
+      R"({"cpu_util_total":18446744073709551615,"cpu_util_user":-3,"cpu_util_system":0,)"
+      R"("sender_has_retransmits":0,"streams":[]})");
+  EXPECT_DOUBLE_EQ(r.cpu_util_total, 18446744073709551615.0);
+  EXPECT_DOUBLE_EQ(r.cpu_util_user, -3.0);
 }
 
 TEST(Iperf3Results, ReadsRecordedResults) {
