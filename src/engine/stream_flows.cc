@@ -326,7 +326,8 @@ void UdpRecvFlow::on_datagram(const char* p, size_t len, int64_t arrival_ns) noe
   } else {
     const bool wide = header == UdpHeader::kIperf3Wide;
     if (len < (wide ? 16u : 12u)) return;
-    const uint64_t n = wide ? (uint64_t{get_be32(p + 8)} << 32) | get_be32(p + 12) : get_be32(p + 8);
+    const uint64_t n =
+        wide ? (uint64_t{get_be32(p + 8)} << 32) | get_be32(p + 12) : get_be32(p + 8);
     if (n == 0) return;  // not a data datagram (iperf3 numbers from 1)
     seq = n - 1;
     sent = (int64_t{get_be32(p)} * 1'000'000 + get_be32(p + 4)) * 1000;

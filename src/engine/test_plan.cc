@@ -57,8 +57,7 @@ net::SocketOptions socket_options(const spec::TestSpec& s, spec::End end) {
 }
 
 std::unique_ptr<Flow> stream_flow(const spec::TestSpec& s, net::Fd fd, bool sends, uint64_t quota,
-                                  uint64_t rate_bps, std::string_view fill,
-                                  const FlowOptions& fo) {
+                                  uint64_t rate_bps, std::string_view fill, const FlowOptions& fo) {
   if (spec::info(s.test).protocol == spec::Protocol::kTcp) {
     if (sends)
       return std::make_unique<TcpSendFlow>(std::move(fd), s.effective_send_size(), quota,

@@ -216,8 +216,8 @@ SocketOptionErrors apply_socket_options(int fd, const SocketOptions& o) noexcept
   if (o.dont_fragment) {
     sockaddr_storage ss{};
     socklen_t l = sizeof ss;
-    const bool v6 = ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &l) == 0 &&
-                    ss.ss_family == AF_INET6;
+    const bool v6 =
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &l) == 0 && ss.ss_family == AF_INET6;
     e.dont_fragment = v6 ? set_int(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DO)
                          : set_int(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO);
   }

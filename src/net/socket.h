@@ -60,14 +60,14 @@ int get_rcvbuf(int fd);
 // socket of any test, front end or wire protocol gets them; a listener's
 // are inherited by the connections it accepts.
 struct SocketOptions {
-  int sndbuf = 0, rcvbuf = 0;  // SO_SNDBUF, SO_RCVBUF; 0: the system default
-  bool nodelay = false;        // TCP_NODELAY
-  bool cork = false;           // TCP_CORK
-  bool keepalive = false;      // SO_KEEPALIVE
-  int tos = -1;                // IP_TOS / IPV6_TCLASS; -1: leave alone
-  int priority = -1;           // SO_PRIORITY; -1: leave alone
-  std::string congestion;      // TCP_CONGESTION; empty: the system default
-  int mss = 0;                 // TCP_MAXSEG, before connecting (iperf3 -M); 0: the route's
+  int sndbuf = 0, rcvbuf = 0;    // SO_SNDBUF, SO_RCVBUF; 0: the system default
+  bool nodelay = false;          // TCP_NODELAY
+  bool cork = false;             // TCP_CORK
+  bool keepalive = false;        // SO_KEEPALIVE
+  int tos = -1;                  // IP_TOS / IPV6_TCLASS; -1: leave alone
+  int priority = -1;             // SO_PRIORITY; -1: leave alone
+  std::string congestion;        // TCP_CONGESTION; empty: the system default
+  int mss = 0;                   // TCP_MAXSEG, before connecting (iperf3 -M); 0: the route's
   uint64_t max_pacing_rate = 0;  // SO_MAX_PACING_RATE, bytes/s (iperf3 --fq-rate, TCP -b)
   bool dont_fragment = false;    // IP_MTU_DISCOVER = IP_PMTUDISC_DO (iperf3 --dont-fragment)
 

@@ -14,8 +14,8 @@ struct TcpInfo {
   uint32_t snd_cwnd = 0;  // segments
   uint32_t snd_mss = 0, rcv_mss = 0;
   uint32_t pmtu = 0;
-  uint32_t snd_wnd = 0;  // the peer's advertised receive window, bytes (0: kernel too old)
-  uint64_t pacing_rate_bps = 0;    // bytes/s as the kernel reports, times 8
+  uint32_t snd_wnd = 0;          // the peer's advertised receive window, bytes (0: kernel too old)
+  uint64_t pacing_rate_bps = 0;  // bytes/s as the kernel reports, times 8
   uint64_t delivery_rate_bps = 0;  // likewise
   std::string congestion_control;
 };

@@ -98,8 +98,8 @@ TEST(ConnectTcp, BindsTheSourceFirst) {
   Address from = lo;
   from.set_port(free_port);
   int err = 0;
-  Fd c = connect_tcp(to, std::chrono::steady_clock::now() + std::chrono::seconds(5), &err,
-                     nullptr, nullptr, &from);
+  Fd c = connect_tcp(to, std::chrono::steady_clock::now() + std::chrono::seconds(5), &err, nullptr,
+                     nullptr, &from);
   ASSERT_TRUE(c) << err;
   EXPECT_EQ(local_address(c.get()).port(), free_port);
 }

@@ -88,7 +88,8 @@ TEST(UdpHeader, ReceiverReadsRecordedLayout) {
   send_seq(4, 108650);
   std::atomic<Phase> phase{Phase::kRun};
   recv.set_mode(false);
-  for (int i = 0; i < 8 && recv.counters.datagrams_recv.get() < 4; ++i) recv.step(phase, Clock::now());
+  for (int i = 0; i < 8 && recv.counters.datagrams_recv.get() < 4; ++i)
+    recv.step(phase, Clock::now());
   EXPECT_EQ(recv.counters.datagrams_recv.get(), 4u);
   EXPECT_EQ(recv.tracker().highest(), 4u);  // sequence 5, counted from 0
   EXPECT_EQ(recv.tracker().unique(), 4u);   // so one (3) is lost
