@@ -152,20 +152,8 @@ Iperf3ClientRun run_iperf3_client(const Iperf3ClientOptions& o) {
   start.cookie = cookie.substr(0, ip::kCookieBytes - 1);
   // The control connection's MSS (a UDP test's -J has no such key; -V shows it).
   start.tcp_mss_default = ctl_mss;
-  start.target_bitrate = params.bandwidth;
-  start.sock_bufsize = static_cast<int>(params.window);
-  start.udp = params.udp;
-  start.num_streams = params.parallel;
-  start.blksize = params.len;
-  start.omit = params.omit;
-  start.duration = params.time;
-  start.bytes = params.num;
-  start.blocks = params.blockcount;
-  start.reverse = params.reverse;
-  start.bidir = params.bidirectional;
-  start.tos = params.tos.value_or(0);
+  fill_test_start(start, params);
   start.title = params.title;
-  start.extra_data = params.extra_data;
   if (o.on_connecting) o.on_connecting(start);
 
   // 3. Parameters, then CREATE_STREAMS or the server's error.

@@ -398,19 +398,7 @@ class Iperf3Session {
     socklen_t l = sizeof mss;
     ::getsockopt(c_, IPPROTO_TCP, TCP_MAXSEG, &mss, &l);
     s.tcp_mss_default = p.udp ? 0 : mss;
-    s.target_bitrate = p.bandwidth;
-    s.sock_bufsize = static_cast<int>(p.window);
-    s.udp = p.udp;
-    s.num_streams = p.parallel;
-    s.blksize = p.len;
-    s.omit = p.omit;
-    s.duration = p.time;
-    s.bytes = p.num;
-    s.blocks = p.blockcount;
-    s.reverse = p.reverse;
-    s.bidir = p.bidirectional;
-    s.tos = p.tos.value_or(0);
-    s.extra_data = p.extra_data;
+    fill_test_start(s, p);
   }
 
   // The server's human output: printed as it comes (unless -J), and kept

@@ -369,6 +369,22 @@ std::string system_info() {
          u.machine;
 }
 
+void fill_test_start(rp::StartInfo& s, const ip::Params& p) {
+  s.target_bitrate = p.bandwidth;
+  s.sock_bufsize = static_cast<int>(p.window);
+  s.udp = p.udp;
+  s.num_streams = p.parallel;
+  s.blksize = p.len;
+  s.omit = p.omit;
+  s.duration = p.time;
+  s.bytes = p.num;
+  s.blocks = p.blockcount;
+  s.reverse = p.reverse;
+  s.bidir = p.bidirectional;
+  s.tos = p.tos.value_or(0);
+  s.extra_data = p.extra_data;
+}
+
 std::string version_text() { return "iperf 3.12 (flowperf " + std::string(kVersion) + ")"; }
 
 }  // namespace flowperf::session::iperf3

@@ -92,6 +92,9 @@ rp::Cpu cpu_of(const results::SideResult& measured);
 // "Thu, 03 Dec 2026 22:17:17 GMT", and uname's words.
 std::string http_time(int64_t secs);
 std::string system_info();
+// The test's shape as both ends' start blocks show it (start.test_start and
+// the rate, buffer and TOS keys), from the parameters.
+void fill_test_start(report::iperf3::StartInfo& start, const proto::iperf3::Params& p);
 // start.version: "iperf 3.12 (flowperf X)", the protocol spoken and who speaks it.
 std::string version_text();
 

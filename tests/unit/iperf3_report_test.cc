@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "iperf3_report_json_recordings.h"
 #include "iperf3_report_recordings.h"
 
 namespace flowperf::report::iperf3 {
