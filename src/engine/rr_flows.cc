@@ -499,7 +499,7 @@ CrrServerFlow::CrrServerFlow(int listener, CrrOptions opts, uint32_t req, uint32
       req_(req),
       resp_(resp) {
   std::memset(buf_.get(), 's', std::max(req, resp));
-  accepted_.nodelay = opts_.socket.nodelay;
+  accepted_ = net::not_inherited_on_accept(opts_.socket);
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLEXCLUSIVE;
   ev.data.ptr = nullptr;  // nullptr marks the listener
@@ -545,13 +545,13 @@ void CrrServerFlow::accept_all() noexcept {
     c->answered = c->polling_out = false;
     c->off = 0;
     ++open_;
+    if (accepted_.any()) net::apply_socket_options(fd, accepted_);
     if (req_ == 0 && resp_ == 0) {  // TCP_CC: the accept is the transaction
       counters.transactions.add(1);
       counters.connects.add(1);
       close_conn(c);
       continue;
     }
-    if (accepted_.nodelay) net::apply_socket_options(fd, accepted_);
     epoll_event ev{};
     ev.events = EPOLLIN;
     ev.data.ptr = c;
@@ -637,7 +637,7 @@ Wait CrrServerFlow::step_blocking(PhaseRef phase) noexcept {
     }
     const int fd = net::data::accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;  // the wake-up timeout, or a transient error: look again
-    if (accepted_.nodelay) net::apply_socket_options(fd, accepted_);
+    if (accepted_.any()) net::apply_socket_options(fd, accepted_);
     bool whole = true;
     for (uint32_t off = 0; off < req_ && whole;) {
       ssize_t n = net::data::recv(fd, buf_.get() + off, req_ - off, 0);

@@ -176,7 +176,7 @@ class CrrServerFlow final : public Flow {
 
   int listener_;  // owned by the session; this flow's alone (one listener per flow)
   CrrOptions opts_;
-  net::SocketOptions accepted_;  // set on each accepted socket: nodelay alone
+  net::SocketOptions accepted_;  // set on each accepted socket (net::not_inherited_on_accept)
   net::Fd ep_;
   std::unique_ptr<char[]> buf_;
   uint32_t req_, resp_;

@@ -224,6 +224,13 @@ SocketOptionErrors apply_socket_options(int fd, const SocketOptions& o) noexcept
   return e;
 }
 
+SocketOptions not_inherited_on_accept(const SocketOptions& o) noexcept {
+  SocketOptions again;
+  again.priority = o.priority;
+  again.nodelay = o.nodelay;
+  return again;
+}
+
 std::string describe(const SocketOptionErrors& e, const SocketOptions& o) {
   std::string out;
   auto add = [&](int err, const std::string& what) {

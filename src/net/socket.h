@@ -107,6 +107,13 @@ std::string describe(const SocketOptionErrors& failed, const SocketOptions& aske
 // the kernel refused (prefixed with `what`, e.g. "the server's data socket").
 void apply_socket_options_or_throw(int fd, const SocketOptions& o, const std::string& what);
 
+// The options a connection accepted from a listener does not take from it,
+// to be set on it again: Linux starts an accepted socket at priority 0
+// whatever the listener's SO_PRIORITY (its TOS, buffers, keepalive, cork and
+// congestion control carry over). TCP_NODELAY is kept too, as the CRR
+// servers always set it on what they accept.
+SocketOptions not_inherited_on_accept(const SocketOptions& o) noexcept;
+
 // Raises RLIMIT_NOFILE to its hard limit; returns the soft limit now in force.
 uint64_t raise_fd_limit();
 

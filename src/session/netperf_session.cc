@@ -660,6 +660,10 @@ class NetperfSession {
         }
       }
       ds.fd.reset();  // one connection per test
+      const net::SocketOptions again =
+          net::not_inherited_on_accept(engine::socket_options(as_spec(p), spec::End::kRemote));
+      if (const auto failed = net::apply_socket_options(conn.get(), again); failed.any())
+        log("-", "cannot set " + net::describe(failed, again));
       log(spec::info(kind).name,
           fmt::format("data connection from {} to {}", net::peer_address(conn.get()).to_string(),
                       net::local_address(conn.get()).to_string()));

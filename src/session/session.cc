@@ -143,6 +143,10 @@ class Session {
       for (auto& l : plane.listeners) crr_listeners.push_back(l.get());
     } else {
       sockets = accept_streams(plane.listeners[0].get(), cookie, spec_.streams, after(60), fd);
+      const net::SocketOptions again =
+          net::not_inherited_on_accept(engine::socket_options(spec_, spec::End::kRemote));
+      if (again.any())
+        for (auto& s : sockets) net::apply_socket_options_or_throw(s.get(), again, "a data socket");
       plane.listeners.clear();  // no more connections for this test
     }
 

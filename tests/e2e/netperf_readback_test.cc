@@ -1,0 +1,306 @@
+// netperf's socket and CPU options, read back from the running processes
+// rather than from anything flowperf prints: -Y (IP_TOS), -y (SO_PRIORITY),
+// -S (SO_KEEPALIVE), test -C (TCP_CORK, netperf's end only) and -T (the
+// CPU each end's data path runs on).
+//
+// While a test runs, the test process takes a duplicate of each of the
+// peer's data sockets with pidfd_getfd(2) and asks the kernel with
+// getsockopt(2); the CPU binding is each thread's Cpus_allowed_list in
+// /proc. Three pairings, so that both directions of the wire are checked:
+// flowperf's netperf against flowperf's netserver, flowperf's netperf
+// against netperf 2.7's netserver (our request reaches a real server), and
+// netperf 2.7 against flowperf's netserver (a real request reaches ours).
+#include <gtest/gtest.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <sys/syscall.h>
+
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+#include "e2e/netperf_peers.h"
+
+namespace flowperf::testing {
+namespace {
+
+const std::string kDir = FLOWPERF_BIN_DIR;
+
+// What the kernel says of one data socket.
+struct SockOpts {
+  int type = 0;  // SOCK_STREAM or SOCK_DGRAM
+  int tos = -1, priority = -1, keepalive = -1, cork = -1;
+};
+
+int int_opt(int fd, int level, int name) {
+  int v = -1;
+  socklen_t len = sizeof v;
+  return ::getsockopt(fd, level, name, &v, &len) == 0 ? v : -1;
+}
+
+uint16_t port_of(const sockaddr_storage& a) {
+  if (a.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(a).sin_port);
+  if (a.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(a).sin6_port);
+  return 0;
+}
+
+// pid and its descendants (netserver 2.7 forks a child per test).
+std::vector<pid_t> with_children(pid_t pid) {
+  std::vector<pid_t> all = {pid};
+  for (size_t i = 0; i < all.size(); ++i) {
+    std::ifstream f("/proc/" + std::to_string(all[i]) + "/task/" + std::to_string(all[i]) +
+                    "/children");
+    for (pid_t c; f >> c;) all.push_back(c);
+  }
+  return all;
+}
+
+// The IP data sockets the processes hold: every connected TCP socket and
+// every UDP socket, the control connection (either port `control`) and
+// listeners left out.
+std::vector<SockOpts> data_sockets(pid_t top, uint16_t control) {
+  std::vector<SockOpts> found;
+  for (pid_t pid : with_children(top)) {
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+    if (pidfd < 0) continue;
+    std::error_code ec;
+    for (const auto& e :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+      std::error_code lec;
+      if (std::filesystem::read_symlink(e.path(), lec).string().rfind("socket:", 0) != 0) continue;
+      const int target = std::atoi(e.path().filename().c_str());
+      const int fd = static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, target, 0));
+      if (fd < 0) continue;
+      sockaddr_storage me{}, peer{};
+      socklen_t ml = sizeof me, pl = sizeof peer;
+      SockOpts s;
+      s.type = int_opt(fd, SOL_SOCKET, SO_TYPE);
+      const bool ip = ::getsockname(fd, reinterpret_cast<sockaddr*>(&me), &ml) == 0 &&
+                      (me.ss_family == AF_INET || me.ss_family == AF_INET6);
+      const bool connected = ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &pl) == 0;
+      const bool control_conn = port_of(me) == control || (connected && port_of(peer) == control);
+      const bool wanted =
+          ip && !control_conn && ((s.type == SOCK_STREAM && connected) || s.type == SOCK_DGRAM);
+      if (wanted) {
+        const bool v6 = me.ss_family == AF_INET6;
+        s.tos = v6 ? int_opt(fd, IPPROTO_IPV6, IPV6_TCLASS) : int_opt(fd, IPPROTO_IP, IP_TOS);
+        s.priority = int_opt(fd, SOL_SOCKET, SO_PRIORITY);
+        s.keepalive = int_opt(fd, SOL_SOCKET, SO_KEEPALIVE);
+        if (s.type == SOCK_STREAM) s.cork = int_opt(fd, IPPROTO_TCP, TCP_CORK);
+        found.push_back(s);
+      }
+      ::close(fd);
+    }
+    ::close(pidfd);
+  }
+  return found;
+}
+
+// The CPU lists the process's threads (and its children's) may run on.
+std::set<std::string> thread_cpu_lists(pid_t top) {
+  std::set<std::string> lists;
+  for (pid_t pid : with_children(top)) {
+    std::error_code ec;
+    for (const auto& t :
+         std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+      std::ifstream f(t.path() / "status");
+      for (std::string line; std::getline(f, line);)
+        if (line.rfind("Cpus_allowed_list:", 0) == 0) {
+          std::istringstream in(line.substr(18));
+          std::string v;
+          in >> v;
+          lists.insert(v);
+        }
+    }
+  }
+  return lists;
+}
+
+// What one end must show. A real netperf or netserver is held to what it
+// does itself (`ours` false): its TOS and CPU binding. netperf 2.7 sets
+// SO_PRIORITY before IP_TOS, and the TOS resets the priority, and
+// netserver sets it on its listener only, which Linux does not pass on to
+// the accepted connection: neither end keeps the priority asked for.
+struct Want {
+  int tos, priority;
+  bool keepalive, cork;
+  int cpu;
+  bool ours = true;
+};
+
+// Both ends' sockets and CPU masks, sampled while the test runs: the first
+// moment each end holds a data socket of the test's type.
+struct Seen {
+  std::vector<SockOpts> client, server;
+  std::set<std::string> client_cpus, server_cpus;
+};
+
+Seen watch(Process& client, pid_t server, uint16_t control, int type) {
+  Seen seen;
+  for (auto end = Clock::now() + 4s; Clock::now() < end; std::this_thread::sleep_for(50ms)) {
+    auto has_type = [type](const std::vector<SockOpts>& v) {
+      return std::any_of(v.begin(), v.end(), [type](const SockOpts& s) { return s.type == type; });
+    };
+    if (!has_type(seen.client)) {
+      seen.client = data_sockets(client.pid(), control);
+      seen.client_cpus = thread_cpu_lists(client.pid());
+    }
+    if (!has_type(seen.server)) {
+      seen.server = data_sockets(server, control);
+      seen.server_cpus = thread_cpu_lists(server);
+    }
+    if (has_type(seen.client) && has_type(seen.server)) break;
+  }
+  return seen;
+}
+
+void expect_end(const char* end, const std::vector<SockOpts>& socks,
+                const std::set<std::string>& cpus, const Want& w, int type) {
+  SCOPED_TRACE(end);
+  size_t checked = 0;
+  for (const auto& s : socks) {
+    if (s.type != type) continue;
+    ++checked;
+    EXPECT_EQ(s.tos, w.tos);
+    if (!w.ours) continue;
+    EXPECT_EQ(s.priority, w.priority);
+    if (type == SOCK_STREAM) {
+      EXPECT_EQ(s.keepalive, w.keepalive ? 1 : 0);
+      EXPECT_EQ(s.cork != 0, w.cork);
+    }
+  }
+  EXPECT_GT(checked, 0u) << "no data socket was seen";
+  const std::string cpu = std::to_string(w.cpu);
+  EXPECT_TRUE(cpus.count(cpu)) << "no thread bound to CPU " << cpu << " alone";
+}
+
+// The two CPUs the ends are bound to: different ones where there are two.
+std::pair<int, int> two_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int i = 0; i < CPU_SETSIZE; ++i)
+      if (CPU_ISSET(i, &set)) cpus.push_back(i);
+  if (cpus.empty()) return {0, 0};
+  return {cpus.back(), cpus.front()};
+}
+
+// Runs `netperf_path` against the server (pid, port) with every option and
+// checks both ends; `real_client`/`real_server` say which end is netperf
+// 2.7's. The server's end is never corked: netperf's protocol cannot ask
+// netserver for it.
+void run_and_check(const std::string& netperf_path, pid_t server, uint16_t port, const char* test,
+                   bool real_client, bool real_server) {
+  const auto [lcpu, rcpu] = two_cpus();
+  const bool tcp = std::string(test) == "TCP_STREAM";
+  std::vector<std::string> argv = {netperf_path,
+                                   "-H",
+                                   "127.0.0.1",
+                                   "-p",
+                                   std::to_string(port),
+                                   "-t",
+                                   test,
+                                   "-l",
+                                   "3",
+                                   "-P",
+                                   "0",
+                                   "-Y",
+                                   "0x20,0x48",
+                                   "-y",
+                                   "3,5",
+                                   "-T",
+                                   std::to_string(lcpu) + "," + std::to_string(rcpu)};
+  if (tcp) argv.insert(argv.end(), {"-S", "--", "-C"});
+  SCOPED_TRACE(netperf_path + " " + test);
+  Process client(argv);
+  const int type = tcp ? SOCK_STREAM : SOCK_DGRAM;
+  Seen seen = watch(client, server, port, type);
+  Outcome o = client.wait(30s);
+  EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
+  expect_end("netperf's end", seen.client, seen.client_cpus,
+             {0x20, 3, tcp, /*cork=*/tcp, lcpu, !real_client}, type);
+  expect_end("netserver's end", seen.server, seen.server_cpus,
+             {0x48, 5, tcp, /*cork=*/false, rcpu, !real_server}, type);
+}
+
+// flowperf's netserver personality, detached from nothing (-D), on its own port.
+class FlowperfNetserver {
+ public:
+  FlowperfNetserver() : port_(free_port()) {
+    proc_ = std::make_unique<Process>(std::vector<std::string>{
+        kDir + "/netserver", "-D", "-p", std::to_string(port_), "-L", "127.0.0.1"});
+    for (auto end = Clock::now() + 10s; Clock::now() < end; std::this_thread::sleep_for(20ms))
+      if (can_connect(port_)) return;
+    port_ = 0;
+  }
+  uint16_t port() const { return port_; }
+  pid_t pid() const { return proc_->pid(); }
+
+ private:
+  uint16_t port_;
+  std::unique_ptr<Process> proc_;
+};
+
+// A real netserver whose pid we know (Netserver in netperf_peers.h hides it).
+class RealNetserver {
+ public:
+  RealNetserver() : port_(free_port()) {
+    proc_ = std::make_unique<Process>(std::vector<std::string>{
+        netserver_bin(), "-D", "-p", std::to_string(port_), "-L", "127.0.0.1"});
+    for (auto end = Clock::now() + 10s; Clock::now() < end; std::this_thread::sleep_for(20ms))
+      if (can_connect(port_)) return;
+    port_ = 0;
+  }
+  uint16_t port() const { return port_; }
+  pid_t pid() const { return proc_->pid(); }
+
+ private:
+  uint16_t port_;
+  std::unique_ptr<Process> proc_;
+};
+
+bool can_take_fds() {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
+  if (pidfd < 0) return false;
+  const int fd = static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, 0, 0));
+  ::close(pidfd);
+  if (fd < 0) return false;
+  ::close(fd);
+  return true;
+}
+
+#define REQUIRE_PIDFD()                                               \
+  if (!can_take_fds())                                                \
+    GTEST_SKIP() << "pidfd_getfd(2) is not available (Linux >= 5.6, " \
+                    "and ptrace rights over the test's children)";
+
+TEST(NetperfReadBack, FlowperfNetperfAgainstFlowperfNetserver) {
+  REQUIRE_PIDFD();
+  FlowperfNetserver server;
+  ASSERT_NE(server.port(), 0);
+  for (const char* test : {"TCP_STREAM", "UDP_RR"})
+    run_and_check(kDir + "/netperf", server.pid(), server.port(), test, false, false);
+}
+
+TEST(NetperfReadBack, FlowperfNetperfAgainstRealNetserver) {
+  REQUIRE_PIDFD();
+  REQUIRE_PEER();
+  RealNetserver server;
+  ASSERT_NE(server.port(), 0);
+  for (const char* test : {"TCP_STREAM", "UDP_RR"})
+    run_and_check(kDir + "/netperf", server.pid(), server.port(), test, false, true);
+}
+
+TEST(NetperfReadBack, RealNetperfAgainstFlowperfNetserver) {
+  REQUIRE_PIDFD();
+  REQUIRE_PEER();
+  FlowperfNetserver server;
+  ASSERT_NE(server.port(), 0);
+  for (const char* test : {"TCP_STREAM", "UDP_RR"})
+    run_and_check(netperf_bin(), server.pid(), server.port(), test, true, false);
+}
+
+}  // namespace
+}  // namespace flowperf::testing
