@@ -20,22 +20,22 @@ struct Iperf3Args {
   Mode mode = Mode::kClient;
 
   // Both ends
-  uint16_t port = 5201;               // -p
-  char format = 'a';                  // -f [kmgtKMGT]; 'a': adaptive
-  double interval_s = 1;              // -i; 0: no interval reports
-  std::string pidfile;                // -I
-  int affinity_local = -1;            // -A n[,m]: n
-  int affinity_remote = -1;           // -A n,m: m (sent as server_affinity)
-  std::string bind_host;              // -B host (a "%dev" part is refused)
-  bool verbose = false;               // -V
-  bool json = false;                  // -J
-  bool json_stream = false;           // --json-stream (3.17's line-per-event JSON)
-  std::string logfile;                // --logfile
-  bool forceflush = false;            // --forceflush
+  uint16_t port = 5201;                   // -p
+  char format = 'a';                      // -f [kmgtKMGT]; 'a': adaptive
+  double interval_s = 1;                  // -i; 0: no interval reports
+  std::string pidfile;                    // -I
+  int affinity_local = -1;                // -A n[,m]: n
+  int affinity_remote = -1;               // -A n,m: m (sent as server_affinity)
+  std::string bind_host;                  // -B host (a "%dev" part is refused)
+  bool verbose = false;                   // -V
+  bool json = false;                      // -J
+  bool json_stream = false;               // --json-stream (3.17's line-per-event JSON)
+  std::string logfile;                    // --logfile
+  bool forceflush = false;                // --forceflush
   std::optional<std::string> timestamps;  // --timestamps[=strftime format]; "" → iperf3's default
-  int rcv_timeout_ms = 120000;        // --rcv-timeout
-  int debug = 0;                      // -d[=level]; -d alone: 4
-  IpFamily family = IpFamily::kAny;   // -4 / -6
+  int rcv_timeout_ms = 120000;            // --rcv-timeout
+  int debug = 0;                          // -d[=level]; -d alone: 4
+  IpFamily family = IpFamily::kAny;       // -4 / -6
 
   // Server
   bool daemon = false;     // -D
@@ -47,36 +47,36 @@ struct Iperf3Args {
   bool one_at_a_time = false;
 
   // Client
-  std::string host;                  // -c
-  bool udp = false;                  // -u
-  int connect_timeout_ms = -1;       // --connect-timeout; -1: the system's
-  uint64_t bitrate = 0;              // -b bits/s; set from the UDP default when not given
+  std::string host;             // -c
+  bool udp = false;             // -u
+  int connect_timeout_ms = -1;  // --connect-timeout; -1: the system's
+  uint64_t bitrate = 0;         // -b bits/s; set from the UDP default when not given
   bool bitrate_given = false;
-  uint32_t burst = 0;                // -b rate/N; 0: none
-  uint32_t pacing_timer_us = 1000;   // --pacing-timer
-  uint64_t fq_rate = 0;              // --fq-rate bits/s; 0: none
-  int duration_s = 10;               // -t (0 when -n or -k alone is given, as 3.12 sends it)
-  uint64_t bytes = 0;                // -n
-  uint64_t blocks = 0;               // -k
-  uint32_t length = 0;               // -l; 0: the default (TCP 128 KiB, UDP the control MSS)
-  uint16_t cport = 0;                // --cport
-  int parallel = 1;                  // -P
-  bool reverse = false;              // -R
-  bool bidir = false;                // --bidir
-  uint32_t window = 0;               // -w; 0: the system's buffers
-  std::string congestion;            // -C
-  int mss = 0;                       // -M; 0: the system's
-  bool nodelay = false;              // -N
-  int tos = -1;                      // -S / --tos (also --dscp N as tos = N << 2); -1: none
-  int flowlabel = 0;                 // -L (IPv6); 0: none
-  bool zerocopy = false;             // -Z
-  int omit_s = 0;                    // -O
-  std::string title;                 // -T
-  std::string extra_data;            // --extra-data
-  bool get_server_output = false;    // --get-server-output
-  bool udp_counters_64bit = false;   // --udp-counters-64bit
-  bool repeating_payload = false;    // --repeating-payload
-  bool dont_fragment = false;        // --dont-fragment
+  uint32_t burst = 0;               // -b rate/N; 0: none
+  uint32_t pacing_timer_us = 1000;  // --pacing-timer
+  uint64_t fq_rate = 0;             // --fq-rate bits/s; 0: none
+  int duration_s = 10;              // -t (0 when -n or -k alone is given, as 3.12 sends it)
+  uint64_t bytes = 0;               // -n
+  uint64_t blocks = 0;              // -k
+  uint32_t length = 0;              // -l; 0: the default (TCP 128 KiB, UDP the control MSS)
+  uint16_t cport = 0;               // --cport
+  int parallel = 1;                 // -P
+  bool reverse = false;             // -R
+  bool bidir = false;               // --bidir
+  uint32_t window = 0;              // -w; 0: the system's buffers
+  std::string congestion;           // -C
+  int mss = 0;                      // -M; 0: the system's
+  bool nodelay = false;             // -N
+  int tos = -1;                     // -S / --tos (also --dscp N as tos = N << 2); -1: none
+  int flowlabel = 0;                // -L (IPv6); 0: none
+  bool zerocopy = false;            // -Z
+  int omit_s = 0;                   // -O
+  std::string title;                // -T
+  std::string extra_data;           // --extra-data
+  bool get_server_output = false;   // --get-server-output
+  bool udp_counters_64bit = false;  // --udp-counters-64bit
+  bool repeating_payload = false;   // --repeating-payload
+  bool dont_fragment = false;       // --dont-fragment
 };
 
 // What parsing decided. With `args`, run; without, print `out` to stdout

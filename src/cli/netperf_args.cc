@@ -32,6 +32,9 @@ std::string lower(std::string_view s) {
   return u;
 }
 
+// flowperf's data buffers start on a page boundary (engine::page_buffer).
+constexpr uint64_t kPageAlignment = 4096;
+
 Error bad(char opt, std::string_view value, std::string_view why) {
   return usage_error(fmt::format("-{} {}: {}", opt, value, why));
 }
@@ -290,11 +293,6 @@ const std::vector<Option>& global_options() {
   return o;
 }
 
-void note(NetperfArgs& a, std::string what) {
-  if (std::find(a.not_applied.begin(), a.not_applied.end(), what) == a.not_applied.end())
-    a.not_applied.push_back(std::move(what));
-}
-
 // Thrown internally to stop parsing at -h or -V, as netperf exits there.
 struct StopParsing {};
 
@@ -394,10 +392,12 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
         if (!rate || *rate < 0) throw bad(c, *value, "a CPU rate is a non-negative number");
       }
       (c == 'c' ? a.local_cpu : a.remote_cpu) = true;
-      (c == 'c' ? a.local_cpu_rate : a.remote_cpu_rate) = rate;
       // A rate calibrates netperf's looper CPU methods; Linux's /proc/stat
       // method (the one flowperf uses, as netperf does on Linux) has no use for it.
-      if (rate) note(a, "-c/-C RATE (a calibration rate; /proc/stat needs none)");
+      if (rate)
+        throw bad(c, *value,
+                  "a CPU rate calibrates netperf's looper CPU methods; flowperf reads CPU use "
+                  "from /proc/stat, which needs none: give -c or -C without a rate");
       break;
     }
     case 'I': {
@@ -446,7 +446,10 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       merge_pair(a.fill_file, split_pair(v, true));
       // Ours fills our send buffers; the server's is not asked for (a
       // server never reads a file its client names).
-      if (a.fill_file.second) note(a, "-F ,rfill (the server's fill file)");
+      if (a.fill_file.second)
+        throw bad('F', v,
+                  "a fill file for the server (,rfill) is not sent: a server never reads a file "
+                  "its client names; give -F lfill alone");
       break;
     }
     case 'Y': {
@@ -477,8 +480,9 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       a.no_control = true;
       break;
     case 'd':
-      ++a.debug;
-      note(a, "-d (netperf's debug output)");
+      throw usage_error(
+          "-d: netperf's debug output is not reproduced; for the control exchange, run "
+          "flowperf's netserver in the foreground (netserver -D) and read its log");
       break;
     case '4':
       a.family = a.local_family = IpFamily::kV4;
@@ -487,31 +491,59 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       a.family = a.local_family = IpFamily::kV6;
       break;
     case 'a':
-    case 'A':
+    case 'A': {
       check_size_pair(c, v, "send[,recv] buffer alignments");
-      note(a, "-a/-A (buffer alignment)");
+      // flowperf's buffers (netperf's end and its netserver's) start on a
+      // page boundary, which meets every alignment that divides a page.
+      // -A also travels in the request, for a real netserver to apply.
+      auto p = split_pair(v, false);
+      for (const auto& al : {p.first, p.second})
+        if (al) {
+          const uint64_t n = size_value(c, *al);
+          if (n == 0 || n > kPageAlignment || (n & (n - 1)) != 0)
+            throw bad(c, *al,
+                      "an alignment is a power of two up to 4096: flowperf's buffers start on a "
+                      "page boundary, which meets those and no larger one");
+        }
+      if (c == 'A')
+        merge_pair(a.remote_alignment, convert_pair<uint64_t>(p, [&](const std::string& s) {
+                     return size_value(c, s);
+                   }));
       break;
+    }
     case 'o':
-    case 'O':
+    case 'O': {
       check_size_pair(c, v, "send[,recv] buffer offsets");
-      note(a, "-o/-O (buffer offsets)");
+      auto p = split_pair(v, false);
+      for (const auto& off : {p.first, p.second})
+        if (off && size_value(c, *off) != 0)
+          throw bad(c, *off,
+                    "an offset into the buffers is not supported: flowperf's buffers start on a "
+                    "page boundary; drop -o/-O (0 is accepted)");
       break;
+    }
     case 'W':
       check_size_pair(c, v, "send[,recv] buffer ring widths");
-      note(a, "-W (buffer ring width)");
-      break;
+      throw bad('W', v,
+                "each flowperf flow sends and receives through one buffer, kept in cache; a ring "
+                "of buffers to defeat the cache is not supported: drop -W");
     case 'w':
     case 'b':
-      note(a, "-w/-b (paced bursts)");
-      break;
+      // As netperf 2.7.1 is built by default (no --enable-intervals).
+      throw bad(c, v,
+                "paced bursts are not built into flowperf's netperf (netperf 2.7.1's default "
+                "build lacks them too: \"Packet rate control is not compiled in.\"); for a "
+                "paced UDP stream use flowperf -t UDP_STREAM -b RATE");
     case 'k':
     case 'K':
-      note(a, "-k/-K (dirty buffers)");
-      break;
+      throw bad(c, v,
+                "dirtying buffers before each send is not supported (netperf 2.7.1's default "
+                "build says \"I don't know how to get dirty.\"); drop -k/-K");
     case 'n':
       int_value('n', v, 1, 1 << 20, "a CPU count");
-      note(a, "-n (CPU count: flowperf counts the CPUs from /proc/stat)");
-      break;
+      throw bad('n', v,
+                "flowperf reads the CPU count and CPU use from /proc/stat; a count given by hand "
+                "is not used: drop -n");
     case 'r':
       a.result_confidence_only = true;
       break;
@@ -691,12 +723,27 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
       a.data_family = IpFamily::kV6;
       break;
     case 'p':
-      note(a, "-p (client port range)");
-      break;
+      throw bad('p', v,
+                "a range of client ports for TCP_CRR is not supported; -P local,remote fixes the "
+                "data connection's ports");
     case 'R':
       int_value('R', v, 0, 1, "0 or 1");
-      note(a, "-R (SO_DONTROUTE)");
-      break;
+      throw bad('R', v,
+                "flowperf does not set SO_DONTROUTE on data sockets (routing is always allowed); "
+                "drop -R");
+    case 'f':
+      throw usage_error(
+          "test option -f: IP_MTU_DISCOVER (don't fragment) is not set by flowperf's netperf; "
+          "drop -f");
+    case 'F':
+      throw usage_error(
+          "test option -F: TCP Fast Open is not supported by flowperf's netperf; drop -F");
+    case 'n':
+      break;  // a connected UDP socket here: flowperf's netperf always connects its own
+    case 'N':
+      throw usage_error(
+          "test option -N: flowperf's netperf does not ask netserver to connect its UDP socket; "
+          "drop -N");
     case 'e':
     case 'G':
     case 'j':
@@ -704,19 +751,15 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
     case 'q':
     case 'w':
     case 'W':
-      note(a, fmt::format("-{} (test option)", c));
-      break;
     case 'a':
     case 'B':
-    case 'f':
-    case 'F':
     case 'g':
-    case 'n':
-    case 'N':
     case 'U':
     case 'V':
-      note(a, fmt::format("-{} (socket tuning)", c));
-      break;
+      throw usage_error(fmt::format(
+          "test option -{}: not applied by flowperf's netperf (netperf 2.7's test help does not "
+          "list it either); see netperf -t omni -- -h",
+          c));
     case 'i':
     case 'I':
     default:

@@ -83,21 +83,20 @@ struct NetperfArgs {
   double interim_s = 0;            // -D interval, seconds (its absolute value); 0: off
   bool interim_timestamp = false;  // -D negative: netperf's "always timestamp" mode
   bool local_cpu = false, remote_cpu = false;  // -c, -C (optional rate after each)
-  std::optional<double> local_cpu_rate, remote_cpu_rate;
   int confidence_level = 0;                    // -I level (95 or 99); 0 = not asked
   double confidence_width = 0;                 // -I ,width in percent
   int iterations_max = 1, iterations_min = 1;  // -i max,min
   bool result_confidence_only = false;         // -r: only the throughput must be confident
   Pair<int> cpu_bind;                          // -T lcpu,rcpu
   std::string brand;                           // -B
-  Pair<std::string> fill_file;                 // -F lfill,rfill (explicit pair; rfill not applied)
+  Pair<std::string> fill_file;                 // -F lfill,rfill (explicit pair; rfill refused)
   Pair<std::string> tos;                       // -Y local,remote
   Pair<int> priority;                          // -y local,remote
+  Pair<uint64_t> remote_alignment;             // -A send,recv (netserver's buffers)
   int wait_s = 0;                              // -s seconds between setup and start
   bool keepalive = false;                      // -S
   std::string passphrase;                      // -Z
   bool no_control = false;                     // -N
-  int debug = 0;                               // -d (repeatable)
 
   // ---- Test options (after `--`) ----
   Pair<uint64_t> send_size;      // -m local,remote send sizes (explicit pair)
@@ -120,9 +119,6 @@ struct NetperfArgs {
   OmniOutputStyle omni_style = OmniOutputStyle::kNone;  // -O / -o / -k
   std::string omni_selection;  // the file or list after -O/-o/-k; empty: the test's default
 
-  // Options netperf accepts that this personality reads but does not apply
-  // (e.g. "-T (CPU binding)"), so the front end can say so once.
-  std::vector<std::string> not_applied;
   // Words skipped because they were neither options nor option values.
   std::vector<std::string> strays;
 };

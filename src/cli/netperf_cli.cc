@@ -164,11 +164,6 @@ int run(const NetperfArgs& a) {
         "on the target");
   spec::TestSpec spec = netperf_spec(a, read_system_defaults());
   const auto& info = spec::info(spec.test);
-  if (!a.not_applied.empty()) {
-    std::string list;
-    for (const auto& n : a.not_applied) list += (list.empty() ? "" : ", ") + n;
-    err("netperf (flowperf): accepted but not applied: " + list + "\n");
-  }
   report::OmniSelection selection;
   if (a.omni_style != OmniOutputStyle::kNone && !a.omni_selection.empty()) {
     std::string why;
@@ -254,6 +249,10 @@ int run(const NetperfArgs& a) {
   c.local_port = a.local_port;
   c.measure_remote_cpu = a.remote_cpu;
   c.passphrase = a.passphrase;
+  if (a.remote_alignment.first)
+    c.remote_send_alignment = static_cast<uint32_t>(*a.remote_alignment.first);
+  if (a.remote_alignment.second)
+    c.remote_recv_alignment = static_cast<uint32_t>(*a.remote_alignment.second);
   o.source_port = spec.local.data_port;  // the banner names test -P's ports, as netperf's does
   o.dest_port = spec.remote.data_port;
   c.interrupt = install_interrupt_handler();

@@ -457,6 +457,8 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   // 3. The request and netserver's setup response.
   np::OmniRequest request = make_request(spec, server.family());
   if (o.measure_remote_cpu) request.flags |= np::kFlagMeasureCpu;
+  if (o.remote_send_alignment) request.send_alignment = o.remote_send_alignment;
+  if (o.remote_recv_alignment) request.recv_alignment = o.remote_recv_alignment;
   if (udp_socket) name_local_socket(request, udp_socket.get());
   request.data_port = theirs.data_port;
   if (!theirs.data_host.empty()) request.netserver_ip = ip_words(server);  // it listens there

@@ -28,6 +28,10 @@ struct NetperfClientOptions {
   // netperf -Z: sent first on the control connection, for a netserver
   // started with -Z (empty: none).
   std::string passphrase;
+  // netperf -A: the alignment of netserver's send and receive buffers, sent
+  // in the request (0: netperf's default, 8). flowperf's own server starts
+  // its buffers on a page boundary, which meets any of up to 4096.
+  uint32_t remote_send_alignment = 0, remote_recv_alignment = 0;
   // Called once the control connection is up, before the first request
   // (netperf prints its banner then, and only the error when it fails).
   std::function<void()> on_connected;

@@ -847,12 +847,16 @@ TEST_F(NetperfCli, DataOptionsAreApplied) {
   o = netperf({"-t", "TCP_STREAM", "-l", "1", "--", "-K", "nosuchcc"});
   EXPECT_NE(o.exit_code, 0);
   EXPECT_NE(o.err.find("cannot use congestion control 'nosuchcc'"), std::string::npos) << o.err;
-  // What stays unapplied is still said, in the same words.
-  o = netperf({"-t", "TCP_RR", "-l", "-10", "-F", ",x", "-a", "4", "--", "-L", "127.0.0.1"});
+  // An alignment a page meets runs; what flowperf cannot do is refused
+  // before anything runs, with the reason, and exit 2.
+  o = netperf({"-t", "TCP_RR", "-l", "-10", "-a", "4", "--", "-L", "127.0.0.1"});
   EXPECT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_EQ(o.err,
-            "netperf (flowperf): accepted but not applied: -F ,rfill (the server's fill file), "
-            "-a/-A (buffer alignment)\n");
+  EXPECT_EQ(o.err, "");
+  o = netperf({"-t", "TCP_RR", "-l", "-10", "-F", ",x"});
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.out, "");
+  EXPECT_NE(o.err.find("-F ,x: a fill file for the server (,rfill) is not sent"), std::string::npos)
+      << o.err;
   // Our fill file fills our sends; one that cannot be read stops the test
   // before it starts.
   const std::string fill = ::testing::TempDir() + "netperf_fill";

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/syscall.h>
 
 #include <fstream>
@@ -300,6 +301,48 @@ TEST(NetperfReadBack, RealNetperfAgainstFlowperfNetserver) {
   ASSERT_NE(server.port(), 0);
   for (const char* test : {"TCP_STREAM", "UDP_RR"})
     run_and_check(netperf_bin(), server.pid(), server.port(), test, true, false);
+}
+
+// -A travels in the request, for a real netserver to align its buffers: a
+// listener in this process reads the request flowperf's netperf sends and
+// decodes it.
+TEST(NetperfReadBack, RemoteAlignmentIsSentInTheRequest) {
+  auto request_for = [](std::vector<std::string> extra) -> std::optional<np::OmniRequest> {
+    net::Fd listener(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (::bind(listener.get(), reinterpret_cast<sockaddr*>(&a), len) != 0 ||
+        ::listen(listener.get(), 1) != 0 ||
+        ::getsockname(listener.get(), reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      return std::nullopt;
+    std::vector<std::string> argv = {
+        kDir + "/netperf", "-H", "127.0.0.1", "-p", std::to_string(ntohs(a.sin_port)), "-l", "1"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    Process client(argv);
+    std::optional<np::OmniRequest> got;
+    pollfd p{listener.get(), POLLIN, 0};
+    if (::poll(&p, 1, 10000) == 1) {
+      net::Fd conn(::accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+      np::Frame f{};
+      if (conn &&
+          net::sys::read_exact(conn.get(), f.data(), f.size(), Clock::now() + 10s) ==
+              net::sys::IoStatus::kOk &&
+          np::classify_request(np::decode_header(f).type) == np::RequestKind::kOmni)
+        got = np::decode_omni_request(f);
+    }  // closed: the client fails, which is all it can do now
+    client.wait(10s);
+    return got;
+  };
+  auto asked = request_for({"-A", "64,128"});
+  ASSERT_TRUE(asked);
+  EXPECT_EQ(asked->send_alignment, 64u);
+  EXPECT_EQ(asked->recv_alignment, 128u);
+  auto plain = request_for({});
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->send_alignment, 8u);  // netperf's default
+  EXPECT_EQ(plain->recv_alignment, 8u);
 }
 
 }  // namespace
