@@ -23,6 +23,7 @@
 #include <thread>
 #include <vector>
 
+#include "e2e/daemons.h"
 #include "e2e/process.h"
 
 namespace flowperf::testing {
@@ -734,37 +735,7 @@ TEST(NetperfCliHelp, HelpVersionAndSelectors) {
 
 // Seed 000 shows `netserver` starting; seed 001 runs `./netserver`, which
 // detaches. Start one the same way (on a free port), test against it, stop it.
-pid_t find_daemon(const std::string& port) {
-  DIR* proc = ::opendir("/proc");
-  if (!proc) return -1;
-  pid_t found = -1;
-  while (dirent* e = ::readdir(proc)) {
-    pid_t pid = static_cast<pid_t>(std::atoi(e->d_name));
-    if (pid <= 0) continue;
-    std::ifstream f(std::string("/proc/") + e->d_name + "/cmdline");
-    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-    const std::string want = kNetserver + '\0' + "-p" + '\0' + port + '\0';
-    if (cmd.rfind(want, 0) == 0) found = pid;
-  }
-  ::closedir(proc);
-  return found;
-}
-
-// CPU time (user + system, in clock ticks) a process has used so far.
-long cpu_ticks(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const size_t close = text.rfind(')');  // the command name may hold spaces
-  if (close == std::string::npos) return -1;
-  std::istringstream rest(text.substr(close + 2));
-  std::string field;
-  long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && rest >> field; ++i) {
-    if (i == 14) utime = std::stol(field);
-    if (i == 15) stime = std::stol(field);
-  }
-  return utime + stime;
-}
+pid_t find_daemon(const std::string& port) { return find_process({kNetserver, "-p", port}); }
 
 // A server with no client must sleep: over a second it may use a few ticks
 // (of ~100 a second), not a core. Not a speed target: a spinning accept loop
