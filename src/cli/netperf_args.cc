@@ -745,6 +745,12 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
           "test option -N: flowperf's netperf does not ask netserver to connect its UDP socket; "
           "drop -N");
     case 'e':
+      // UDP_RR's receive timeout, seconds: a lost datagram must not stall
+      // the test. flowperf's UDP_RR never waits that long: it gives each
+      // transaction a few round trips (at least 50 us), counts it as lost
+      // and goes on. flent probes for -e and passes it to every UDP_RR.
+      int_value('e', v, 0, 86400, "a receive timeout in seconds");
+      break;
     case 'G':
     case 'j':
     case 'l':

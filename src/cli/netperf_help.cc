@@ -79,6 +79,8 @@ Test options (OMNI and the classic tests):
     -d direction      OMNI direction: send (stream), recv (maerts), rr, or the
                       bits 2 = send and 4 = receive; "send|recv" combines
     -D [L][,R]        TCP_NODELAY on both ends
+    -e secs           UDP_RR receive timeout (met: each transaction waits a
+                      few round trips, then counts as lost)
     -h                This text
     -H name,fam       Data connection target address and family
     -k [file]         key=value output of the selectors in file or list;

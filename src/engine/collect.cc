@@ -48,6 +48,7 @@ results::SideResult collect(Side& side, Clock::time_point cap) {
     if (const auto* h = side.flow_histogram(i); h && h->count() > 0)
       fr.latency = side.take_flow_histogram(i);
     fr.tcp = net::read_tcp_info(f.initial_fd());
+    fr.connection_mss = f.connection_mss();
     if (i == 0 && f.initial_fd() >= 0) {
       r.sndbuf_end = net::get_sndbuf(f.initial_fd());
       r.rcvbuf_end = net::get_rcvbuf(f.initial_fd());

@@ -109,6 +109,9 @@ class Flow {
   virtual Wait step(PhaseRef phase, Clock::time_point now) noexcept = 0;
   // The socket the flow starts with (-1 for flows that open their own).
   virtual int initial_fd() const noexcept = 0;
+  // Flows that open their own connections (TCP_CRR, TCP_CC clients): the
+  // MSS the kernel gave the first of them (TCP_MAXSEG), 0 when none yet.
+  virtual uint32_t connection_mss() const noexcept { return 0; }
   // Flows that need exact timer wake-ups (UDP_RR timeouts) return false and
   // are then driven with poll even when alone on a worker.
   virtual bool can_block() const noexcept { return true; }

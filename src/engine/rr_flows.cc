@@ -357,6 +357,12 @@ CrrClientFlow::~CrrClientFlow() {
 
 // Inline: once per transaction.
 [[gnu::always_inline]] inline void CrrClientFlow::complete(Clock::time_point& now) noexcept {
+  if (mss_ == 0) [[unlikely]] {  // once per flow: netperf's TRANSPORT_MSS for TCP_CRR
+    int mss = 0;
+    socklen_t len = sizeof mss;
+    if (::getsockopt(fd_, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) == 0 && mss > 0)
+      mss_ = static_cast<uint32_t>(mss);
+  }
   close_fd(fd_);
   const Clock::time_point t = rr::now();
   record(histogram, t0_, t);

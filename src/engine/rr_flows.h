@@ -103,7 +103,8 @@ class TcpRrServerFlow final : public Flow {
 struct CrrOptions {
   // Client: set on each new socket when any() (none asked for: no calls
   // per connection). Server: its listener has them and accepted sockets
-  // inherit them; it sets only socket.nodelay on each accepted socket.
+  // inherit them, but for what net::not_inherited_on_accept() names, which
+  // it sets on each accepted socket.
   net::SocketOptions socket;
   net::Address source;  // client: bound before connect when set (len > 0); port 0 = any
   // --rst-close: the client sets SO_LINGER 0 and closes as soon as the
@@ -120,6 +121,7 @@ class CrrClientFlow final : public Flow {
   ~CrrClientFlow() override;
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return -1; }
+  uint32_t connection_mss() const noexcept override { return mss_; }
   void set_mode(bool blocking) noexcept override { blocking_ = blocking; }
 
  private:
@@ -143,6 +145,7 @@ class CrrClientFlow final : public Flow {
   uint32_t off_ = 0;
   Clock::time_point t0_{};
   bool chained_ = false;  // t0_ holds the last transaction's end: the next starts then
+  uint32_t mss_ = 0;      // the first connection's TCP_MAXSEG (read once)
 };
 
 // Serves TCP_CRR connections arriving on a listener. It keeps its own epoll

@@ -543,6 +543,8 @@ OmniValues netperf_values(const results::TestResult& r, const NetperfReportOptio
   if (!udp) {
     if (const net::TcpInfo* t = first_tcp(r.local_side); t && t->snd_mss > 0)
       v.transport_mss = static_cast<int>(t->snd_mss);
+    else if (!r.local_side.flows.empty() && r.local_side.flows[0].connection_mss > 0)
+      v.transport_mss = static_cast<int>(r.local_side.flows[0].connection_mss);  // TCP_CRR, TCP_CC
   }
   if (!udp && !info.connect_per_transaction) {
     auto retrans = [](const results::SideResult& side) {

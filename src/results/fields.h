@@ -97,6 +97,7 @@ void fields(V& v, T& f) {
   v("error_errno", f.error_errno, Presence::kOmitEmpty);
   v("latency", f.latency, Presence::kOmitEmpty);
   v("tcp_info", f.tcp, Presence::kOmitEmpty);
+  v("connection_mss", f.connection_mss, Presence::kOmitEmpty);
 }
 
 template <class V, Is<IntervalFlow> T>

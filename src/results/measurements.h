@@ -33,6 +33,7 @@ struct FlowResult {
   int error_errno = 0;  // the system call's errno behind `error`, when one failed
   std::optional<measure::Histogram> latency;  // RR flows with their own histogram
   std::optional<net::TcpInfo> tcp;            // TCP flows: the kernel's view at the end
+  uint32_t connection_mss = 0;                // TCP_CRR/TCP_CC clients: the first connection's MSS
 };
 
 // One flow over one reporting interval (-i): what its counters moved by,

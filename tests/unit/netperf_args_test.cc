@@ -340,6 +340,8 @@ TEST(NetperfArgs, OtherGlobals) {
   EXPECT_EQ(error_of({"--", "-f"}).rfind("test option -f: IP_MTU_DISCOVER", 0), 0u);
   EXPECT_EQ(error_of({"--", "-F"}).rfind("test option -F: TCP Fast Open", 0), 0u);
   EXPECT_EQ(error_of({"--", "-G", "x"}).rfind("test option -G: not applied", 0), 0u);
+  EXPECT_NO_THROW(parse({"-t", "UDP_RR", "--", "-e", "1"}));  // flent passes it
+  EXPECT_EQ(error_of({"-t", "UDP_RR", "--", "-e", "x"}).rfind("-e x: a receive timeout", 0), 0u);
   EXPECT_EQ(error_of({"-s", "-1"}), "-s -1: seconds to wait before the test (0 to 86400)");
 }
 
