@@ -270,6 +270,8 @@ struct Case {
   Fake fake;
 };
 
+void PrintTo(const Case& c, std::ostream* os) { *os << name_of(c.front) << " " << name_of(c.fake); }
+
 std::string case_name(const ::testing::TestParamInfo<Case>& i) {
   return std::string(name_of(i.param.front)) + "_" + name_of(i.param.fake);
 }
