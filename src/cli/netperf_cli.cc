@@ -277,9 +277,12 @@ int run(const NetperfArgs& a) {
     runs = session::run_netperf_tests(spec, c, [&](const results::TestResult& one) {
       return loop.add(report::netperf_confidence_sample(one, o));
     });
-  } catch (const session::ConnectError&) {
-    err("establish control: are you sure there is a netserver listening on " + host + " at port " +
-        std::to_string(a.port) + "?\n");
+  } catch (const session::ConnectError& e) {
+    // netperf's words when nothing answers; a server that accepted and then
+    // reset is not that, and its one line says so.
+    if (e.errno_value() != ECONNRESET)
+      err("establish control: are you sure there is a netserver listening on " + host +
+          " at port " + std::to_string(a.port) + "?\n");
     throw;
   }
   const results::TestResult& r = runs.back();

@@ -24,6 +24,13 @@ ConnectError connect_error(const ControlTarget& t, const std::string& where, int
   if (err == ECONNREFUSED)
     text =
         "no " + t.server_name + " is listening on " + where + " — start one with " + t.start_hint;
+  else if (err == ECONNRESET)
+    // The handshake completed and the reset came before we looked: something
+    // listens there, and it hung up at once.
+    text = "the server at " + where +
+           " reset the connection as soon as it accepted it — is it the right kind (start one "
+           "with " +
+           t.start_hint + ")?";
   else if (err == ETIMEDOUT)
     text = "no answer from " + where + " — is the host up, and is the port open in its firewall?";
   else

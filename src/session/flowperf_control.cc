@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <chrono>
 
 #include "core/deadline.h"
@@ -22,6 +23,7 @@ FlowperfControl::FlowperfControl(const ControlTarget& target, double send_timeou
   where_ = server_.to_string();
   send(proto::Hello{proto::kProtocolVersion, std::string("flowperf ") + kVersion});
   welcome_ = expect<proto::Welcome>(target.timeout_s > 10 ? target.timeout_s : 10);
+  welcomed_ = true;
 }
 
 void FlowperfControl::send(const proto::Message& m) {
@@ -33,17 +35,23 @@ void FlowperfControl::send(const proto::Message& m) {
 proto::Message FlowperfControl::receive(double timeout_s) {
   proto::Message m;
   proto::ReadStatus st;
+  errno = 0;  // a clean close leaves it alone; a reset sets ECONNRESET
   try {
     st = proto::read_message(fd_.get(), &m, after(timeout_s));
   } catch (const proto::ProtocolError& e) {
     throw runtime_error("the server at " + where_ + " sent a malformed control message (" +
                         e.what() + ") — is it a flowperf server of the same version?");
   }
+  // Before the welcome, silence or a hang-up most often means another
+  // service listens there (iperf3's server waits for its cookie, netserver
+  // for 656 bytes, sshd closes on a bad banner).
+  const char* which = welcomed_ ? "" : " — is a flowperf server listening on that port?";
   if (st == proto::ReadStatus::kTimeout)
     throw runtime_error(
-        fmt::format("the server at {} did not answer within {:g} s", where_, timeout_s));
+        fmt::format("the server at {} did not answer within {:g} s{}", where_, timeout_s, which));
   if (st == proto::ReadStatus::kClosed)
-    throw runtime_error("the server at " + where_ + " closed the control connection");
+    throw runtime_error("the server at " + where_ + (errno == ECONNRESET ? " reset" : " closed") +
+                        " the control connection" + which);
   if (auto* e = std::get_if<proto::ErrorMsg>(&m)) {
     ExitCode code = e->code == "invalid_spec" ? ExitCode::kUsage : ExitCode::kRuntime;
     throw Error(code, "server " + where_ + ": " + e->message);

@@ -49,6 +49,7 @@ class FlowperfControl {
   std::string where_;
   double send_timeout_s_;
   proto::Welcome welcome_;
+  bool welcomed_ = false;  // a flowperf server answered: no need to ask if it is one
 };
 
 }  // namespace flowperf::session

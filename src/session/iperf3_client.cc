@@ -7,6 +7,7 @@
 //   results, theirs ─► 14 ─► close the streams ─► 16
 #include "session/iperf3_client.h"
 
+#include <fmt/format.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -113,11 +114,23 @@ Iperf3ClientRun run_iperf3_client(const Iperf3ClientOptions& o) {
   debug("cookie sent: " + cookie.substr(0, ip::kCookieBytes - 1));
 
   // 2. PARAM_EXCHANGE, or busy.
-  int8_t state;
-  try {
-    state = read_state(c, core::after(target.timeout_s + 30));
-  } catch (const std::exception&) {
-    throw Iperf3Error("control socket has closed unexpectedly");
+  // A server answers the cookie at once (PARAM_EXCHANGE, or busy): one that
+  // says nothing is no iperf3 server (a netserver waits for 656 bytes), so
+  // the wait is the connect timeout, not a test's length.
+  int8_t state = 0;
+  switch (net::sys::read_exact(c, &state, 1, core::after(target.timeout_s))) {
+    case net::sys::IoStatus::kOk:
+      break;
+    case net::sys::IoStatus::kTimeout:
+      throw Iperf3Error(
+          fmt::format("no answer from the server at {} within {:g} s — is an iperf3 server "
+                      "listening on that port?",
+                      server.to_string(), target.timeout_s));
+    case net::sys::IoStatus::kClosed:
+      throw Iperf3Error("control socket has closed unexpectedly");
+    case net::sys::IoStatus::kError:
+      // iperf3's words for a failed read (a reset, most often).
+      throw Iperf3Error("unable to receive control message: " + errno_words(errno));
   }
   debug("state from the server: " + ip::state_name(state));
   if (state == ip::kAccessDenied)

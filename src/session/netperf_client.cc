@@ -22,6 +22,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
@@ -134,24 +136,76 @@ net::Fd open_socket(const net::Address& to, const net::Address* from, int type,
   return fd;
 }
 
-enum class Got { kFrame, kClosed, kTimeout, kInterrupted };
+enum class Got { kFrame, kClosed, kReset, kForeign, kTimeout, kInterrupted };
+
+// Whether the first bytes of a response can start netserver's answer to a
+// request. Its first word is the response type in network order, and every
+// type netserver answers a request with (98 for omni, 11/14/17/20 ... for
+// the classic tests, 301 for TCP_CC, 601 for sysinfo) is far below 65536:
+// its first two bytes are zero. A server of another protocol (an SSH
+// banner, iperf3's state byte) shows itself in its first byte, so netperf
+// need not wait 120 s for the rest of a 656-byte message that never comes.
+bool could_be_response(const np::Frame& f, size_t got) {
+  for (size_t i = 0; i < std::min<size_t>(got, 2); ++i)
+    if (f[i] != 0) return false;
+  return true;
+}
 
 // Reads one 656-byte message before the deadline; gives up early when the
-// user interrupts (if watch_interrupt).
+// user interrupts (if watch_interrupt), and, when check_type, as soon as the
+// first bytes cannot be a netserver response (kForeign). *got_bytes: how
+// many bytes came.
 Got read_frame(int fd, np::Frame* f, Clock::time_point deadline, const NetperfClientOptions& o,
-               bool watch_interrupt) {
+               bool watch_interrupt, bool check_type = false, size_t* got_bytes = nullptr) {
   size_t got = 0;
+  Got end = Got::kFrame;
   while (got < f->size()) {
-    if (watch_interrupt && interrupted(o)) return Got::kInterrupted;
+    if (watch_interrupt && interrupted(o)) {
+      end = Got::kInterrupted;
+      break;
+    }
     auto slice = std::min(deadline, Clock::now() + 50ms);
     size_t n = 0;
     auto st = net::sys::read_exact(fd, f->data() + got, f->size() - got, slice, &n);
     got += n;
-    if (st == net::sys::IoStatus::kOk) return Got::kFrame;
-    if (st == net::sys::IoStatus::kClosed || st == net::sys::IoStatus::kError) return Got::kClosed;
-    if (Clock::now() >= deadline) return Got::kTimeout;
+    if (check_type && !could_be_response(*f, got)) {
+      end = Got::kForeign;
+      break;
+    }
+    if (st == net::sys::IoStatus::kOk) break;
+    if (st == net::sys::IoStatus::kClosed) {
+      end = Got::kClosed;
+      break;
+    }
+    if (st == net::sys::IoStatus::kError) {
+      end = errno == ECONNRESET ? Got::kReset : Got::kClosed;
+      break;
+    }
+    if (Clock::now() >= deadline) {
+      end = Got::kTimeout;
+      break;
+    }
   }
-  return Got::kFrame;
+  if (got_bytes) *got_bytes = got;
+  return end;
+}
+
+// What a foreign server's first bytes look like, for the message: the
+// printable start of them ("SSH-2.0-OpenSSH_9.2"), or their hex.
+std::string shown_bytes(const np::Frame& f, size_t got) {
+  const size_t n = std::min<size_t>(got, 24);
+  bool text = n > 0;
+  for (size_t i = 0; i < n; ++i)
+    if (f[i] != '\r' && f[i] != '\n' && (f[i] < 0x20 || f[i] > 0x7e)) text = false;
+  if (text) {
+    std::string s(reinterpret_cast<const char*>(f.data()), n);
+    while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+    return "\"" + s + "\"";
+  }
+  std::string hex;
+  for (size_t i = 0; i < std::min<size_t>(n, 8); ++i)
+    hex += fmt::format("{}{:02x}", i ? " " : "", static_cast<unsigned>(f[i]));
+  return hex + (n > 8 ? " ..." : "");
 }
 
 // " from 127.0.0.1:5000", when the socket was bound to a chosen address.
@@ -476,15 +530,29 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
       net::sys::IoStatus::kOk)
     throw runtime_error("the server at " + where + " went away (cannot send the test request)");
   np::Frame frame;
-  switch (read_frame(c.fd.get(), &frame, after(kResponseTimeoutS), o, true)) {
+  size_t came = 0;  // bytes of the response that arrived
+  switch (read_frame(c.fd.get(), &frame, after(kResponseTimeoutS), o, true, true, &came)) {
     case Got::kFrame:
       break;
+    case Got::kForeign:
+      throw runtime_error("the server at " + where + " answered with " + shown_bytes(frame, came) +
+                          ", which is not netperf's protocol — is a netserver (or `flowperf "
+                          "server`) listening on that port?");
     case Got::kClosed:
+      if (came > 0)
+        throw runtime_error(fmt::format(
+            "the server at {} closed the control connection after {} bytes of a {}-byte "
+            "response — is it a netserver?",
+            where, came, frame.size()));
       throw runtime_error("the server at " + where +
                           " closed the control connection instead of answering the test request" +
                           (o.passphrase.empty()
                                ? " (was it started with -Z? then give netperf -Z PASSPHRASE)"
                                : " (is -Z's passphrase the server's?)"));
+    case Got::kReset:
+      throw runtime_error("the server at " + where +
+                          " reset the control connection instead of answering the test request "
+                          "— is a netserver listening on that port?");
     case Got::kTimeout:
       throw runtime_error(
           fmt::format("the server at {} did not answer the test request within {} s", where,
@@ -590,8 +658,9 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
           cc ? classic_cc_results(frame, setup) : np::decode_omni_results(frame), setup, udp);
       result.have_remote = true;
     }
-  } else if (got == Got::kClosed) {
-    result.error = "the server at " + where + " closed the control connection before the results";
+  } else if (got == Got::kClosed || got == Got::kReset) {
+    result.error = "the server at " + where + (got == Got::kReset ? " reset" : " closed") +
+                   " the control connection before the results";
   } else {
     result.error = fmt::format("the server at {} sent no results within {} s", where,
                                result.interrupted ? 5 : kResponseTimeoutS);

@@ -23,6 +23,7 @@
 #include <optional>
 #include <random>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -677,6 +678,171 @@ TEST_F(Abuse, HundredIdleConnectionsHeldThenClosed) {
   for (auto& fd : idle) fd.reset();
   expect_healthy();
 }
+
+// ---- the other listeners: `--iperf3-port` and the netserver personality ----
+
+// Abuse of the listeners the Abuse fixture does not start: the iperf3 port
+// of `flowperf server --iperf3-port`, and the netserver personality. Four
+// connections at once, each doing one wrong thing: 700 random bytes; a
+// handshake begun (iperf3: a cookie, then the server's state byte read;
+// netperf: the first 100 bytes of a DO_OMNI request) and reset; silence;
+// and one byte every 100 ms. The server must close each of them within its
+// control timeout (plus slack), serve a normal test while they misbehave
+// and after, and be back to its descriptors and threads.
+struct OtherListener {
+  std::string name;
+  std::vector<std::string> server_argv;  // PORT stands for the port
+  double control_timeout_s;              // when it gives up on a quiet client
+  std::string handshake_start;           // what a well-behaved client sends first
+  bool read_reply_before_reset;          // the server answers handshake_start
+  std::vector<std::string> client_argv;  // a normal test against PORT
+};
+
+// gtest names the case by its name instead of dumping the struct's bytes.
+void PrintTo(const OtherListener& l, std::ostream* os) { *os << l.name; }
+
+// A port the OS just handed out and took back.
+uint16_t spare_port() {
+  net::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(fd.get(), reinterpret_cast<sockaddr*>(&a), len);
+  ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&a), &len);
+  return ntohs(a.sin_port);
+}
+
+std::vector<std::string> with_port(std::vector<std::string> argv, const std::string& port) {
+  for (auto& a : argv)
+    if (a == "PORT") a = port;
+  return argv;
+}
+
+// A normal test passes: exit 0, and the tool's own words for bytes moved.
+void expect_client_passes(const OtherListener& l, const std::string& port) {
+  Process p(with_port(l.client_argv, port));
+  Outcome o = p.wait(30s);
+  ASSERT_FALSE(o.timed_out);
+  ASSERT_EQ(o.signal, 0);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  if (l.name == "iperf3_port") {
+    json j = json::parse(o.out, nullptr, false);
+    ASSERT_FALSE(j.is_discarded()) << o.out;
+    EXPECT_GT(j["end"]["sum_received"]["bytes"].get<double>(), 0) << o.out;
+  } else {
+    // netperf -P 0: one line, the throughput last.
+    std::istringstream line(o.out);
+    std::string word, last;
+    while (line >> word) last = word;
+    EXPECT_GT(std::stod(last), 0) << o.out;
+  }
+}
+
+class AbuseOtherListener : public ::testing::TestWithParam<OtherListener> {};
+
+TEST_P(AbuseOtherListener, EachBadClientIsClosedAndOthersAreServed) {
+  const OtherListener& l = GetParam();
+  const std::string port = std::to_string(spare_port());
+  Process server(with_port(l.server_argv, port));
+  bool up = false;
+  for (auto end = Clock::now() + 10s; !up && Clock::now() < end; std::this_thread::sleep_for(20ms))
+    up = static_cast<bool>(dial(static_cast<uint16_t>(std::stoi(port))));
+  ASSERT_TRUE(up) << "the server did not start";
+  const uint16_t p = static_cast<uint16_t>(std::stoi(port));
+  std::this_thread::sleep_for(300ms);  // the probe's session ends
+  const Usage baseline = usage_of(server.pid());
+
+  struct Bad {
+    std::string name;
+    std::optional<Clock::duration> closed_after;
+  };
+  std::vector<Bad> bad = {
+      {"garbage", {}}, {"reset mid-handshake", {}}, {"silent", {}}, {"one byte per 100 ms", {}}};
+  const auto limit = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(l.control_timeout_s) + 5s);
+  std::vector<std::thread> threads;
+  threads.emplace_back([&] {
+    net::Fd fd = dial(p);
+    std::mt19937 rng(7);
+    std::string junk(700, '\0');
+    for (auto& c : junk) c = static_cast<char>(rng());
+    if (fd && send_bytes(fd.get(), junk)) bad[0].closed_after = wait_closed(fd.get(), limit);
+  });
+  threads.emplace_back([&] {
+    net::Fd fd = dial(p);
+    if (!fd || !send_bytes(fd.get(), l.handshake_start)) return;
+    if (l.read_reply_before_reset) {
+      pollfd pf{fd.get(), POLLIN, 0};
+      char b;
+      if (::poll(&pf, 1, 5000) != 1 || ::recv(fd.get(), &b, 1, 0) != 1) return;
+    }
+    reset_close(fd);
+    bad[1].closed_after = Clock::duration::zero();  // the reset is ours; the server must live
+  });
+  threads.emplace_back([&] {
+    net::Fd fd = dial(p);
+    if (fd) bad[2].closed_after = wait_closed(fd.get(), limit);
+  });
+  threads.emplace_back([&] {
+    net::Fd fd = dial(p);
+    if (!fd) return;
+    const auto t0 = Clock::now();
+    const std::string drip = l.handshake_start + std::string(1000, 'x');
+    for (char c : drip) {
+      if (Clock::now() - t0 > limit) return;  // never cut off
+      if (!send_bytes(fd.get(), &c, 1)) break;
+      std::this_thread::sleep_for(100ms);
+      // Whatever the server said meanwhile; 0 or an error: it closed.
+      char buf[4096];
+      ssize_t n;
+      while ((n = ::recv(fd.get(), buf, sizeof buf, MSG_DONTWAIT)) > 0) {
+      }
+      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) break;
+    }
+    bad[3].closed_after = Clock::now() - t0;
+  });
+  // While they misbehave, a normal client is served.
+  expect_client_passes(l, port);
+  for (auto& t : threads) t.join();
+  for (const auto& b : bad) {
+    SCOPED_TRACE(b.name);
+    ASSERT_TRUE(b.closed_after) << "the server kept the connection open past its timeout";
+  }
+  ASSERT_EQ(::kill(server.pid(), 0), 0) << "the server died";
+  expect_client_passes(l, port);
+  Usage now;
+  for (auto end = Clock::now() + kSettle; Clock::now() < end; std::this_thread::sleep_for(50ms))
+    if ((now = usage_of(server.pid())) == baseline) break;
+  EXPECT_EQ(now, baseline) << "the server kept descriptors or threads";
+}
+
+std::string netperf_request_start() {
+  std::string r(100, '\0');
+  r[3] = 97;  // DO_OMNI, in network order
+  return r;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Listeners, AbuseOtherListener,
+    ::testing::Values(OtherListener{"iperf3_port",
+                                    {kBin, "server", "-p", "0", "-B", "127.0.0.1", "--iperf3-port",
+                                     "PORT", "--control-timeout", "2"},
+                                    2,
+                                    std::string(36, 'c') +
+                                        std::string(1, '\0'),  // an iperf3 cookie
+                                    true,
+                                    {std::string(FLOWPERF_BIN_DIR) + "/iperf3", "-c", "127.0.0.1",
+                                     "-p", "PORT", "-t", "1", "-J"}},
+                      OtherListener{"netserver",
+                                    {std::string(FLOWPERF_BIN_DIR) + "/netserver", "-D", "-L",
+                                     "127.0.0.1", "-p", "PORT"},
+                                    10,
+                                    netperf_request_start(),
+                                    false,
+                                    {std::string(FLOWPERF_BIN_DIR) + "/netperf", "-H", "127.0.0.1",
+                                     "-p", "PORT", "-l", "1", "-P", "0"}}),
+    [](const ::testing::TestParamInfo<OtherListener>& i) { return i.param.name; });
 
 }  // namespace
 }  // namespace flowperf::testing
