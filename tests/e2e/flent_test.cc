@@ -234,9 +234,11 @@ TEST_F(Flent, CubicRenoGetsTheCongestionControlAndMarkingAskedFor) {
   EXPECT_EQ(tcp_flows, 8) << r.data["metadata"]["SERIES_META"].dump();
 }
 
-// rrul_be against both netperfs: flowperf's leaves no more points empty than
-// netperf 2.7's does, series by series, beyond a little timing jitter.
-TEST_F(Flent, RrulBeHasNoMoreGapsThanWithNetperf27) {
+// rrul_be against both netperfs: flowperf's gives each series as many
+// points with data as netperf 2.7's does, beyond a little timing jitter.
+// (Points, not gaps: the run's time axis can come out a second longer on a
+// loaded machine, which pads every series with empty points at its ends.)
+TEST_F(Flent, RrulBeHasAsManyPointsAsWithNetperf27) {
   REQUIRE_PEER();
   const FlentRun ours = run_flent("rrul_be", tools_.path(), server_.port());
   check_run("rrul_be (flowperf)", ours);
@@ -249,7 +251,7 @@ TEST_F(Flent, RrulBeHasNoMoreGapsThanWithNetperf27) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(ours.data["results"].contains(name));
     const json& mine = ours.data["results"][name];
-    EXPECT_LE(nulls(mine), nulls(series) + 3)
+    EXPECT_GE(mine.size() - nulls(mine) + 3, series.size() - nulls(series))
         << "flowperf    " << pattern(mine) << "\nnetperf 2.7 " << pattern(series);
   }
 }
