@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <string>
@@ -256,10 +257,20 @@ int run(const NetperfArgs& a) {
   o.source_port = spec.local.data_port;  // the banner names test -P's ports, as netperf's does
   o.dest_port = spec.remote.data_port;
   c.interrupt = install_interrupt_handler();
+  // -D: netperf prints an interval once work was done in it and it lasted
+  // the demo interval; four samples per interval keep the printed ones
+  // close to that length when a flow is starved and then moves again.
   int interim_index = 0;
+  const double sample_s = a.interim_s / 4;
+  report::NetperfDemo demo(a.interim_s, sample_s / 2);
+  auto print_interim = [&](const std::optional<report::DemoInterval>& d) {
+    if (d)
+      out(report::netperf_interim(spec, *d, o, interim_index++, std::chrono::system_clock::now()));
+  };
   if (a.interim_s > 0) {
+    c.sample_s = sample_s;
     c.on_interval = [&](const results::IntervalSample& s) {
-      out(report::netperf_interim(spec, s, o, interim_index++, std::chrono::system_clock::now()));
+      print_interim(demo.add(s.end_s, report::netperf_interim_work(spec, s, o)));
     };
   }
   // netperf prints its banner once the control connection is up: when
@@ -272,9 +283,14 @@ int run(const NetperfArgs& a) {
   // With -i/-I the test runs again on the same control connection until
   // its confidence interval is narrow enough or the runs are used up.
   measure::ConfidenceLoop loop = report::netperf_confidence_loop(o);
+  const bool dump_tcp_info =
+      info.protocol == spec::Protocol::kTcp && std::getenv("DUMP_TCP_INFO") != nullptr;
   std::vector<results::TestResult> runs;
   try {
     runs = session::run_netperf_tests(spec, c, [&](const results::TestResult& one) {
+      if (a.interim_s > 0) print_interim(demo.finish());
+      if (dump_tcp_info && !one.local_side.flows.empty() && one.local_side.flows[0].tcp)
+        err(report::netperf_tcp_info_dump(*one.local_side.flows[0].tcp));
       return loop.add(report::netperf_confidence_sample(one, o));
     });
   } catch (const session::ConnectError& e) {

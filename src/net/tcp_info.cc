@@ -21,6 +21,11 @@ std::optional<TcpInfo> read_tcp_info(int fd) {
   t.snd_mss = ti.tcpi_snd_mss;
   t.rcv_mss = ti.tcpi_rcv_mss;
   t.pmtu = ti.tcpi_pmtu;
+  t.rto_us = ti.tcpi_rto;
+  t.ato_us = ti.tcpi_ato;
+  t.rcv_ssthresh = ti.tcpi_rcv_ssthresh;
+  t.snd_ssthresh = ti.tcpi_snd_ssthresh;
+  t.reordering = ti.tcpi_reordering;
   // Older kernels return a shorter struct; read the rates only when present.
   if (len >= offsetof(tcp_info, tcpi_pacing_rate) + sizeof ti.tcpi_pacing_rate)
     t.pacing_rate_bps = ti.tcpi_pacing_rate == ~0ull ? 0 : ti.tcpi_pacing_rate * 8;

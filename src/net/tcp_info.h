@@ -17,6 +17,10 @@ struct TcpInfo {
   uint32_t snd_wnd = 0;          // the peer's advertised receive window, bytes (0: kernel too old)
   uint64_t pacing_rate_bps = 0;  // bytes/s as the kernel reports, times 8
   uint64_t delivery_rate_bps = 0;  // likewise
+  // The rest netperf dumps with DUMP_TCP_INFO set (flent keeps them).
+  uint32_t rto_us = 0, ato_us = 0;
+  uint32_t rcv_ssthresh = 0, snd_ssthresh = 0;
+  uint32_t reordering = 0;
   std::string congestion_control;
 };
 

@@ -741,9 +741,8 @@ std::string netperf_result(const std::vector<results::TestResult>& runs,
   return out + render(last, o, v);
 }
 
-std::string netperf_interim(const spec::TestSpec& spec, const results::IntervalSample& s,
-                            const NetperfReportOptions& o, int index,
-                            std::chrono::system_clock::time_point ending) {
+double netperf_interim_work(const spec::TestSpec& spec, const results::IntervalSample& s,
+                            const NetperfReportOptions& o) {
   const char unit = netperf_effective_unit(o.unit, spec.test);
   double work = 0;
   for (const auto& f : s.flows) {
@@ -756,8 +755,24 @@ std::string netperf_interim(const spec::TestSpec& spec, const results::IntervalS
     else
       work += static_cast<double>(f.bytes_sent);
   }
-  const double seconds = s.end_s - s.start_s;
-  const double rate = netperf_rate(work, seconds, unit);
+  return work;
+}
+
+std::string netperf_tcp_info_dump(const net::TcpInfo& t) {
+  return cformat(
+      "tcpi_rto %u tcpi_ato %u tcpi_pmtu %u tcpi_rcv_ssthresh %u\n"
+      "tcpi_rtt %u tcpi_rttvar %u tcpi_snd_ssthresh %u tpci_snd_cwnd %u\n"
+      "tcpi_reordering %u tcpi_total_retrans %u\n",
+      t.rto_us, t.ato_us, t.pmtu, t.rcv_ssthresh, t.rtt_us, t.rttvar_us, t.snd_ssthresh, t.snd_cwnd,
+      t.reordering, t.total_retrans);
+}
+
+std::string netperf_interim(const spec::TestSpec& spec, const DemoInterval& d,
+                            const NetperfReportOptions& o, int index,
+                            std::chrono::system_clock::time_point ending) {
+  const char unit = netperf_effective_unit(o.unit, spec.test);
+  const double seconds = d.seconds;
+  const double rate = netperf_rate(d.work, seconds, unit);
   const std::string units = netperf_unit_name(unit);
   const auto ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(ending.time_since_epoch()).count();

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "measure/confidence.h"
+#include "report/netperf_demo.h"
 #include "report/omni_selectors.h"
 #include "results/test_result.h"
 
@@ -102,12 +103,24 @@ std::vector<double> netperf_confidence_sample(const results::TestResult& r,
 std::string netperf_result(const std::vector<results::TestResult>& runs,
                            const measure::ConfidenceLoop& loop, const NetperfReportOptions& o);
 
-// One interim result (-D): "Interim result: ..." (classic and -O), CSV with
-// -o, or the four indexed NETPERF_*[n]= lines with -k. `ending` is the wall
-// clock time the interval ended.
-std::string netperf_interim(const spec::TestSpec& spec, const results::IntervalSample& s,
+// The units of work one interval sample holds for -D: bytes sent (received
+// for TCP_MAERTS, both ways for request/response), or transactions when the
+// unit is netperf's 'x'.
+double netperf_interim_work(const spec::TestSpec& spec, const results::IntervalSample& s,
+                            const NetperfReportOptions& o);
+
+// One interim result (-D) for an interval NetperfDemo says is due:
+// "Interim result: ..." (classic and -O), CSV with -o, or the four indexed
+// NETPERF_*[n]= lines with -k. `ending` is the wall clock time the interval
+// ended.
+std::string netperf_interim(const spec::TestSpec& spec, const DemoInterval& d,
                             const NetperfReportOptions& o, int index,
                             std::chrono::system_clock::time_point ending);
+
+// The TCP_INFO lines netperf writes to stderr at the end of a TCP test when
+// the environment has DUMP_TCP_INFO (flent sets it and keeps the values in
+// its metadata), with its misspelt "tpci_snd_cwnd" kept as netperf prints it.
+std::string netperf_tcp_info_dump(const net::TcpInfo& t);
 
 // netperf's unit word for a -f letter ("10^6bits", "KBytes", "Trans").
 std::string netperf_unit_name(char unit);

@@ -597,7 +597,7 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
   wire.match_sequence = false;                  // netserver answers UDP_RR with its own bytes
   if (bound_here) wire.crr_source = data_bind;  // port 0: a new one per connection
   SideRunner::Options ro;
-  ro.interval_s = spec.interval_s;
+  ro.interval_s = o.sample_s > 0 ? o.sample_s : spec.interval_s;
   ro.meter_at = net::local_address(c.fd.get());  // our CPU (and interface), as netperf -c does
   ro.interrupt = o.interrupt;
   ro.on_interval = o.on_interval;

@@ -24,6 +24,10 @@ struct NetperfClientOptions {
   uint16_t local_port = 0;  // netperf -p port,lport
   const std::atomic<bool>* interrupt = nullptr;
   std::function<void(const IntervalSample&)> on_interval;  // netperf -D interim results
+  // How often on_interval's samples are taken (0: every spec.interval_s).
+  // netperf -D samples finer than its interval, for NetperfDemo to print an
+  // interval as soon as it is both long enough and has work in it.
+  double sample_s = 0;
   bool measure_remote_cpu = false;  // netperf -C: ask the server to measure its CPU
   // netperf -Z: sent first on the control connection, for a netserver
   // started with -Z (empty: none).
