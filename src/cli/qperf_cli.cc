@@ -499,10 +499,8 @@ class Client {
           return socket_test(r, o);
       }
     } catch (const session::ConnectError& e) {
-      std::fprintf(stderr,
-                   "%s: failed to connect: %s — start a server there with `qperf` (no "
-                   "arguments), or point -lp at its port\n",
-                   r.host.c_str(), e.what());
+      // qperf's words first; the reason and the hint after.
+      std::fprintf(stderr, "%s: failed to connect: %s\n", r.host.c_str(), e.what());
     } catch (const session::QperfServerError& e) {
       // The server's own words, as qperf prints them.
       std::fprintf(stderr, "server: %s\n", e.what());

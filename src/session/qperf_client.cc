@@ -46,8 +46,7 @@ Control open_control(const QperfClientOptions& o) {
   t.port = o.port;
   t.timeout_s = o.timeout_s > 0 ? o.timeout_s : 5;
   t.wait_s = o.wait_s;
-  t.start_hint = "`qperf` (no arguments)";
-  t.server_name = "qperf server";
+  t.start_hint = "`qperf` (no arguments), or point -lp at its port";
   Control c;
   c.fd = connect_control(t, &c.server);  // throws ConnectError
   return c;

@@ -1,6 +1,8 @@
 #include "session/qperf_control.h"
 
 #include <fmt/format.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -12,6 +14,7 @@
 #include <cstring>
 
 #include "core/host_info.h"
+#include "core/version.h"
 #include "net/sys.h"
 #include "report/qperf_report.h"
 
@@ -115,9 +118,15 @@ void send_error(int fd, std::string_view text, Clock::duration drain) {
   const std::string t = qw::error_text_for_wire(text);
   // '?' and the text back to back: a client that takes its signal first
   // still finds the text (qperf-wire.md §4).
+  // Corked, they leave in one segment: qperf's client reads the text as
+  // soon as its SIGURG handler runs, and text still on its way then is
+  // lost (it prints a bare "server: ").
   const char mark = qw::kErrorMark;
+  int on = 1, off = 0;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_CORK, &on, sizeof on);
   net::sys::retry_eintr([&] { return ::send(fd, &mark, 1, MSG_OOB | MSG_NOSIGNAL); });
   (void)net::sys::write_all(fd, t.data(), t.size(), Clock::now() + std::chrono::seconds(1));
+  ::setsockopt(fd, IPPROTO_TCP, TCP_CORK, &off, sizeof off);
   ::shutdown(fd, SHUT_WR);
   const auto deadline = Clock::now() + drain;
   char buf[512];
@@ -225,7 +234,9 @@ void fill_counts(qw::Stat& stat, qw::Index index, uint32_t msg_size, const resul
 
 qw::Conf local_conf() {
   const core::HostInfo h = core::local_host_info();
-  return {h.hostname, report::qperf_cpu_text(h.cores, h.cpu_model, h.cpu_mhz), h.os, "0.4.11"};
+  // The version qperf's protocol speaks first (qperf's clients show it as is).
+  return {h.hostname, report::qperf_cpu_text(h.cores, h.cpu_model, h.cpu_mhz), h.os,
+          std::string("0.4.11 (flowperf ") + kVersion + ")"};
 }
 
 }  // namespace flowperf::session::qperf

@@ -300,7 +300,8 @@ TEST_F(QperfE2e, ConfShowsAllEightFields) {
         << c.row("loc_cpu").data;
   }
   EXPECT_EQ(c.row("loc_qperf").data, std::string("flowperf ") + kVersion);
-  EXPECT_EQ(c.row("rem_qperf").data, std::string("flowperf ") + kVersion);
+  // Our server speaks qperf 0.4.11 and says who it is after the version.
+  EXPECT_EQ(c.row("rem_qperf").data, std::string("0.4.11 (flowperf ") + kVersion + ")");
 }
 
 // ---- more of qperf's options against the server ------------------------------------
@@ -315,6 +316,13 @@ std::vector<std::string> names_but_cpu_split(const Block& b) {
   return out;
 }
 
+double plain(const std::string& data) {
+  std::string digits;
+  for (char c : data)
+    if (c != ',') digits += c;
+  return std::stod(digits);
+}
+
 TEST_F(QperfE2e, VerboseMoreShowsEachSidesCounts) {
   Outcome o = qperf({"127.0.0.1", "-lp", port(), "-t", "1", "-vv", "tcp_bw", "tcp_lat"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
@@ -326,7 +334,10 @@ TEST_F(QperfE2e, VerboseMoreShowsEachSidesCounts) {
                 "bw", "msg_rate", "msg_size", "time", "timeout", "send_cost", "recv_cost",
                 "send_cpus_used", "send_real_time", "send_cpu_time", "send_bytes", "send_msgs",
                 "recv_cpus_used", "recv_real_time", "recv_cpu_time", "recv_bytes", "recv_msgs"}));
-  EXPECT_EQ(bs[0].row("send_msgs").data, bs[0].row("recv_msgs").data);
+  // As with qperf: the server counts what it read before its timer ended,
+  // the client what it wrote (some of it still in the buffers then).
+  EXPECT_GT(plain(bs[0].row("recv_msgs").data), 0);
+  EXPECT_LE(plain(bs[0].row("recv_msgs").data), plain(bs[0].row("send_msgs").data));
   EXPECT_EQ(names_but_cpu_split(bs[1]),
             (std::vector<std::string>{
                 "latency", "msg_rate", "msg_size", "time", "timeout", "loc_cpus_used",
@@ -336,13 +347,6 @@ TEST_F(QperfE2e, VerboseMoreShowsEachSidesCounts) {
 }
 
 // ---- CPU use and costs ------------------------------------------------------------
-
-double plain(const std::string& data) {
-  std::string digits;
-  for (char c : data)
-    if (c != ',') digits += c;
-  return std::stod(digits);
-}
 
 // A row's value in base units: seconds per GB, bytes per second, seconds.
 double scaled(const Row& r) {

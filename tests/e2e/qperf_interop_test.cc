@@ -149,15 +149,18 @@ const char* main_row(const std::string& test) {
 
 TEST(QperfInterop, AllFourPairingsAgreeWithRealQperf) {
   REQUIRE_QPERF();
+  const std::vector<std::string> args = {"-t",     "1",       "tcp_bw", "tcp_lat",
+                                         "udp_bw", "udp_lat", "conf"};
   std::map<std::string, Values> runs;
+  std::vector<Values> reference;  // real qperf against real qperf, first and last
   for (Side srv : {Side::kReal, Side::kFlow}) {
     Server server(srv);
     for (Side cli : {Side::kReal, Side::kFlow}) {
       const std::string pair = std::string(name(cli)) + "->" + name(srv);
-      Outcome o =
-          client(cli, server.port(), {"-t", "1", "tcp_bw", "tcp_lat", "udp_bw", "udp_lat", "conf"});
+      Outcome o = client(cli, server.port(), args);
       ASSERT_EQ(o.exit_code, 0) << pair << "\n" << o.out << o.err;
       runs[pair] = parse(o.out);
+      if (pair == "qperf->qperf") reference.push_back(runs[pair]);
       for (const char* t : kTests) {
         const double v = number(runs[pair][t][main_row(t)]);
         EXPECT_GT(v, 0) << pair << " " << t << ": " << o.out;
@@ -169,15 +172,25 @@ TEST(QperfInterop, AllFourPairingsAgreeWithRealQperf) {
       EXPECT_EQ(runs[pair]["conf"]["rem_qperf"].substr(0, 6), "0.4.11") << pair << o.out;
     }
   }
-  // Within noise of real qperf against real qperf (a factor of 3: a
-  // loopback on a shared VM).
-  const Values& ref = runs["qperf->qperf"];
+  {
+    // Real against real once more: its spread on this machine is the noise
+    // the pairings are judged by (qperf's udp_lat alone has been seen at
+    // 14 us and 130 us in one minute on a shared VM).
+    Server server(Side::kReal);
+    Outcome o = client(Side::kReal, server.port(), args);
+    ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+    reference.push_back(parse(o.out));
+  }
+  // Within a factor of 3 of the band real qperf spans against itself.
   for (const auto& [pair, v] : runs) {
     for (const char* t : kTests) {
-      const double want = number(ref.at(t).at(main_row(t)));
+      const double a = number(reference[0].at(t).at(main_row(t)));
+      const double b = number(reference[1].at(t).at(main_row(t)));
       const double got = number(v.at(t).at(main_row(t)));
-      EXPECT_GT(got, want / 3) << pair << " " << t << " " << got << " vs real " << want;
-      EXPECT_LT(got, want * 3) << pair << " " << t << " " << got << " vs real " << want;
+      EXPECT_GT(got, std::min(a, b) / 3)
+          << pair << " " << t << " " << got << " vs real " << a << ", " << b;
+      EXPECT_LT(got, std::max(a, b) * 3)
+          << pair << " " << t << " " << got << " vs real " << a << ", " << b;
     }
   }
 }
@@ -262,9 +275,17 @@ TEST(QperfInterop, ServerErrorsReachTheClientInQperfsWords) {
     for (Side cli : {Side::kReal, Side::kFlow}) {
       // The data port asked for is the server's own listening port: in use.
       Outcome o = client(cli, server.port(), {"-ip", server.port(), "tcp_bw"}, 30s);
-      EXPECT_EQ(o.exit_code, 1) << name(cli) << "->" << name(srv) << o.err;
-      EXPECT_NE(o.err.find("server: unable to make TCP socket"), std::string::npos)
-          << name(cli) << "->" << name(srv) << ": " << o.err;
+      const std::string pair = std::string(name(cli)) + "->" + name(srv) + ": ";
+      EXPECT_EQ(o.exit_code, 1) << pair << o.err;
+      if (cli == Side::kFlow) {
+        EXPECT_EQ(o.err, "server: unable to make TCP socket\n") << pair;
+      } else {
+        // Debian's client reads the text from its SIGURG handler and
+        // sometimes finds none yet, printing a bare "server: " (seen with
+        // Debian's own server as well; qperf-wire.md §4).
+        EXPECT_TRUE(o.err == "server: unable to make TCP socket\n" || o.err == "server: \n")
+            << pair << o.err;
+      }
     }
   }
 }
