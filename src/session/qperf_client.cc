@@ -152,13 +152,10 @@ QperfClientRun run_qperf_test(const QperfClientOptions& o) {
   const auto t0 = runner->go();
   const auto end =
       t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.time_s));
-  bool server_error = false;
   const SideRunner::End why = runner->run(end, [&](Clock::time_point until) {
-    // The server's error channel, or its close, ends the test here too.
-    if (error_pending(ctl)) {
-      server_error = true;
-      return SideRunner::Turn::kStop;
-    }
+    // The server's error text ends the test here too; reading the STAT
+    // below then takes the text.
+    if (error_pending(ctl)) return SideRunner::Turn::kStop;
     runner->side().wait_finished(until);
     return SideRunner::Turn::kGoOn;
   });
@@ -172,7 +169,6 @@ QperfClientRun run_qperf_test(const QperfClientOptions& o) {
     send_error(ctl, "interrupted", std::chrono::milliseconds(200));
     return run;
   }
-  (void)server_error;  // read_message below takes the text
 
   // The server's statistics, then the last sync; the data socket stays
   // open until the server has stopped its timer (a close would end its

@@ -266,6 +266,46 @@ TEST(QperfInterop, DataPortBufferAndAffinityReachOurServer) {
   EXPECT_GT(number(parse(o.out)["tcp_bw"]["bw"]), 0) << o.out;
 }
 
+// A counter of ss -ti's line ("bytes_received:123"); -1 when absent.
+double ss_counter(const std::string& line, const std::string& key) {
+  const std::regex re("\\b" + key + ":([0-9]+)");
+  std::smatch m;
+  return std::regex_search(line, m, re) ? std::stod(m[1]) : -1;
+}
+
+TEST(QperfInterop, MessageSizeReachesRealQperfsServer) {
+  REQUIRE_QPERF();
+  Server server(Side::kReal);
+  const uint16_t data_port = free_port();
+  Process c({kFlowQperf, "127.0.0.1", "-lp", server.port(), "-t", "2", "-m", "4K", "-ip",
+             std::to_string(data_port), "tcp_lat"});
+  std::string last;
+  for (int i = 0; i < 60; ++i) {
+    std::this_thread::sleep_for(25ms);
+    const std::string cmd =
+        "ss -tinH state established '( sport = :" + std::to_string(data_port) + " )' 2>/dev/null";
+    std::string out;
+    if (FILE* f = ::popen(cmd.c_str(), "r")) {
+      char buf[4096];
+      while (size_t n = std::fread(buf, 1, sizeof buf, f)) out.append(buf, n);
+      ::pclose(f);
+    }
+    if (ss_counter(out, "data_segs_out") > 100) {
+      last = out;
+      break;
+    }
+  }
+  Outcome o = c.wait(30s);
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  ASSERT_FALSE(last.empty()) << "no data connection on port " << data_port;
+  // One message in flight each way, 4096 bytes each: what the real server
+  // reads and echoes per segment is the request's msg_size.
+  const double in = ss_counter(last, "bytes_received") / ss_counter(last, "data_segs_in");
+  const double out = ss_counter(last, "bytes_sent") / ss_counter(last, "data_segs_out");
+  EXPECT_NEAR(in, 4096, 64) << last;
+  EXPECT_NEAR(out, 4096, 64) << last;
+}
+
 // ---- the error channel -------------------------------------------------------------
 
 TEST(QperfInterop, ServerErrorsReachTheClientInQperfsWords) {
