@@ -366,11 +366,12 @@ TEST(QperfInterop, RdmaTestsAreRefusedByOurServerAsQperfWithoutRdma) {
             "sctp_bw is not supported by this server (flowperf serves conf, quit, tcp_bw, "
             "tcp_lat, udp_bw and udp_lat)");
   if (!have_real_qperf()) return;
-  // Debian's client shows it as "server: <text>" (or a bare "server: ",
-  // its own race; qperf-wire.md §4) and exits 1.
+  // Debian's client fails too (exit 1); what it prints races between our
+  // "server: bad request index: 13" and its own "failed to find any
+  // InfiniBand devices" (seen both ways on this machine), so only the exit
+  // is asserted here; the text is read above.
   Outcome o = client(Side::kReal, server.port(), {"rc_bw"}, 30s);
   EXPECT_EQ(o.exit_code, 1) << o.err;
-  EXPECT_EQ(o.err.rfind("server: ", 0), 0u) << o.err;
 }
 
 // ---- quit ----------------------------------------------------------------------------
