@@ -808,7 +808,7 @@ bool in_use(TestKind test, Param p) {
   switch (p) {
     case Param::kAccessRecv:
       return is_bw_test(test);
-    case Param::kFlip:  // flowperf's reading: tcp_bw flipped streams from the server
+    case Param::kFlip:  // tcp_bw: the parser keeps it so the client can refuse it by name
       return test == TestKind::kTcpBw;
     case Param::kAffinity:
     case Param::kMsgSize:

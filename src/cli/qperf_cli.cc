@@ -1,6 +1,6 @@
 // The qperf personality: flowperf called as `qperf` behaves as qperf 0.4.11
-// does for its socket tests, on flowperf's engine and control protocol (both
-// ends run flowperf; a real qperf is not a peer).
+// does for its socket tests, on flowperf's engine and on qperf's own wire
+// protocol (proto/qperf_wire.h), so either end may be a real qperf.
 //
 //   qperf [-lp PORT]                  serve until SIGINT/SIGTERM or `quit`
 //   qperf SERVER [OPTIONS] TESTS      run the tests in order, print each one
@@ -32,10 +32,9 @@
 #include "core/version.h"
 #include "net/sys.h"
 #include "report/qperf_report.h"
-#include "session/controller.h"
+#include "session/control_connect.h"
+#include "session/qperf_client.h"
 #include "session/server.h"
-#include "session/server_info.h"
-#include "spec/test_spec.h"
 
 namespace flowperf::cli {
 namespace {
@@ -44,6 +43,7 @@ using qperf::Args;
 using qperf::Param;
 using qperf::Run;
 using qperf::TestKind;
+namespace qw = proto::qperf;
 
 // ---- help ----------------------------------------------------------------
 
@@ -54,9 +54,9 @@ constexpr const char* kHelpMain = R"(Synopsis
 Description
     qperf measures bandwidth and latency between two nodes. This qperf is
     flowperf answering to the name qperf: it runs qperf's TCP and UDP socket
-    tests on flowperf's engine, over flowperf's own control protocol, so both
-    nodes run flowperf (a qperf from elsewhere cannot be its peer). The RDMA
-    tests are not part of this build.
+    tests on flowperf's engine and speaks qperf 0.4.11's protocol, so the
+    other node may run qperf or flowperf. The RDMA tests are not part of
+    this build.
 
     On one node, run qperf with no arguments: it serves tests on port 19765
     (another with -lp) until it is interrupted or a client sends `quit`. On
@@ -104,20 +104,20 @@ Then, on another node:
 )";
 
 constexpr const char* kHelpOpts =
-    R"(--access_recv OnOff (-ar)          Read through received data (accepted, not applied)
+    R"(--access_recv OnOff (-ar)          Read through received data
   -ar1                             Same as -ar 1
 --cpu_affinity PN (-ca)            Pin to CPU PN, or any
   --loc_cpu_affinity PN (-lca)     Pin the client to CPU PN
-  --rem_cpu_affinity PN (-rca)     Pin the server (accepted, not applied)
---flip OnOff (-f)                  Swap sender and receiver (tcp_bw)
+  --rem_cpu_affinity PN (-rca)     Pin the server to CPU PN
+--flip OnOff (-f)                  RDMA only (refused for socket tests)
   -f1                              Same as -f 1
 --help Topic (-h)                  Help on a topic
 --host Node (-H)                   The server node
---ip_port Port (-ip)               Data port (accepted, not applied)
+--ip_port Port (-ip)               The server's data port
 --listen_port Port (-lp)           The server's control port (19765)
 --loop Var:Init:Last:Incr (-oo)    Repeat tests over a range of values
 --msg_size Size (-m)               Message size
---no_msgs N (-n)                   Send N messages instead of timing the test
+--no_msgs N (-n)                   RDMA only (refused for socket tests)
 --precision Digits (-e)            Significant digits shown (3)
 --sock_buf_size Size (-sb)         Socket buffer size, both nodes
   --loc_sock_buf_size Size (-lsb)  Client socket buffer size
@@ -152,25 +152,24 @@ after them, so `qperf host -t 5 tcp_bw -t 10 tcp_lat` runs each for its own
 time.
 
 --access_recv OnOff (-ar), -ar1
-    qperf reads through each received message when OnOff is non-zero.
-    Accepted and shown with -vu; flowperf's receivers do not do it.
+    The receiver (the server, for the socket tests) reads through each
+    received message when OnOff is non-zero: a CPU cost only.
 --cpu_affinity PN (-ca)
-    Pin to CPU PN (CPUs count from 0), or `any` for no pinning. The client
-    pins itself before each test; the server is not pinned (a warning says
-    so when a remote CPU is given).
+    Pin to CPU PN, counted from 1 as qperf counts them; 0 or `any` for no
+    pinning. The client pins itself before each test; the server pins the
+    test's worker.
   --loc_cpu_affinity PN (-lca), --rem_cpu_affinity PN (-rca)
     The same for one node.
 --flip OnOff (-f), -f1
-    Non-zero swaps the roles of sender and receiver: tcp_bw then measures
-    the server sending to the client. The other tests are symmetric, or
-    (udp_bw) have no flipped form here, and warn that it is unused.
+    qperf's socket tests always send from client to server; non-zero is
+    refused for them (the RDMA tests that use it are not in this build).
 --help Topic (-h)
     Print help on Topic; qperf --help categories lists the topics.
 --host Node (-H)
     The server node. The first word that is not an option also names it.
 --ip_port Port (-ip)
-    qperf runs the test's data connection on this port. Accepted; flowperf's
-    server picks its data port itself.
+    The server binds the test's data socket to this port (0: a port of its
+    choosing). A port in use gets the server's "unable to make TCP socket".
 --listen_port Port (-lp)
     The control port: where the server listens and the client connects. The
     two must agree. Default 19765.
@@ -187,17 +186,19 @@ time.
     suffix: K or kib, M or mib, G or gib for multiples of 1024; k or kb,
     m or mb, g or gb for multiples of 1000. 1.5K is 1536.
 --no_msgs N (-n)
-    End the test after N messages (bandwidth tests) or N round trips
-    (latency tests) rather than after a time.
+    RDMA only: qperf's socket tests run for a time, and their protocol
+    carries no count, so it is refused for them.
 --precision Digits (-e)
     Significant digits in results. Default 3.
 --sock_buf_size Size (-sb)
-    SO_SNDBUF and SO_RCVBUF of the data sockets on both nodes.
+    SO_SNDBUF and SO_RCVBUF of the server's data socket (as qperf, the
+    client sets none).
   --loc_sock_buf_size Size (-lsb), --rem_sock_buf_size Size (-rsb)
-    The same for one node.
+    The same; only the remote value travels.
 --time Time (-t)
-    Test duration in seconds (fractions allowed), or with a trailing m, h or
-    d for minutes, hours or days. Default 2.
+    Test duration in seconds, or with a trailing m, h or d for minutes,
+    hours or days. Default 2. qperf's protocol carries whole seconds:
+    fractions are dropped, and less than 1 second is refused.
 --timeout Time (-to)
     How long to wait to connect and for the server's replies. Default 5.
   --loc_timeout Time (-lto), --rem_timeout Time (-rto)
@@ -270,15 +271,12 @@ std::string test_help(const qperf::TestName& t) {
                                       : "flowperf runs the TCP and UDP socket tests only.") +
            "\n";
   out += "Options\n";
-  if (bw) out += "    --access_recv OnOff (-ar)   Read through received data (not applied)\n";
+  if (bw) out += "    --access_recv OnOff (-ar)   Read through received data\n";
   out += "    --cpu_affinity PN (-ca)     Pin to a CPU\n";
-  if (t.kind == TestKind::kTcpBw)
-    out += "    --flip OnOff (-f)           Let the server send and the client receive\n";
   out += fmt::format("    --msg_size Size (-m)        Message size (default {})\n",
                      t.kind == TestKind::kTcpBw   ? "64 KiB"
                      : t.kind == TestKind::kUdpBw ? "32 KiB"
                                                   : "1 byte");
-  out += "    --no_msgs N (-n)            Stop after N messages\n";
   out += "    --sock_buf_size Size (-sb)  Socket buffer size\n";
   out += "    --time Time (-t)            Test duration (default 2 seconds)\n";
   out += "Other options\n    --listen_port, --timeout, --wait_server\n";
@@ -376,50 +374,6 @@ bool is_network_test(TestKind k) {
          k == TestKind::kUdpLat;
 }
 
-// The flowperf test behind a qperf socket test. Limits were checked while
-// parsing, naming qperf's options; validate() stays as the last word.
-spec::TestSpec spec_for(const Run& r) {
-  spec::TestSpec s;
-  const bool flip = r.params[Param::kFlip].loc.num != 0;
-  switch (r.test.kind) {
-    case TestKind::kTcpBw:
-      s.test = flip ? spec::TestKind::kTcpMaerts : spec::TestKind::kTcpStream;
-      break;
-    case TestKind::kTcpLat:
-      s.test = spec::TestKind::kTcpRr;
-      break;
-    case TestKind::kUdpBw:
-      s.test = spec::TestKind::kUdpStream;
-      break;
-    default:
-      s.test = spec::TestKind::kUdpRr;
-      break;
-  }
-  const auto msg = static_cast<uint32_t>(r.params[Param::kMsgSize].loc.num);
-  const bool stream = spec::info(s.test).workload == spec::Workload::kStream;
-  if (stream) {
-    s.send_size = s.recv_size = msg;  // qperf reads whole messages
-  } else {
-    s.request_size = s.response_size = msg;
-  }
-  const qperf::Value& count = r.params[Param::kNoMsgs].loc;
-  if (count.set())
-    s.count = static_cast<uint64_t>(count.num) * (stream ? msg : 1);
-  else
-    s.duration_s = r.params[Param::kTime].loc.num;
-  const auto loc_buf = static_cast<uint32_t>(r.params[Param::kSockBufSize].loc.num);
-  const auto rem_buf = static_cast<uint32_t>(r.params[Param::kSockBufSize].rem.num);
-  s.local_sndbuf = s.local_rcvbuf = loc_buf;
-  s.remote_sndbuf = s.remote_rcvbuf = rem_buf;
-  auto problems = spec::validate(s);
-  if (!problems.empty()) {
-    std::string all;
-    for (const auto& p : problems) all += (all.empty() ? "" : "; ") + p;
-    throw usage_error(std::string(r.test.name) + ": " + all);
-  }
-  return s;
-}
-
 // ---- server ----------------------------------------------------------------
 
 int run_server(const Args& a) {
@@ -428,7 +382,8 @@ int run_server(const Args& a) {
   c.log = nullptr;  // qperf's server says nothing
   c.allow_remote_quit = true;
   c.max_duration_s = 31'536'000;  // qperf sets no limit of its own
-  if (a.server_timeout_s > 0) c.control_timeout_s = a.server_timeout_s;
+  // qperf waits 5 s for a request unless -lto says otherwise.
+  c.control_timeout_s = a.server_timeout_s > 0 ? a.server_timeout_s : 5;
   block_termination_signals();
   session::Server server(c);
   try {
@@ -456,6 +411,51 @@ int run_server(const Args& a) {
 
 // ---- client ----------------------------------------------------------------
 
+qw::Index wire_index(TestKind k) {
+  switch (k) {
+    case TestKind::kConf:
+      return qw::Index::kConf;
+    case TestKind::kQuit:
+      return qw::Index::kQuit;
+    case TestKind::kTcpBw:
+      return qw::Index::kTcpBw;
+    case TestKind::kTcpLat:
+      return qw::Index::kTcpLat;
+    case TestKind::kUdpBw:
+      return qw::Index::kUdpBw;
+    default:
+      return qw::Index::kUdpLat;
+  }
+}
+
+uint32_t whole(double v) { return v <= 0 ? 0 : static_cast<uint32_t>(std::min(v, 4294967295.0)); }
+
+// qperf's affinity field: 0 none, n: CPU n-1 (as the value typed).
+uint32_t wire_affinity(const qperf::Value& v) { return v.num < 0 ? 0 : whole(v.num); }
+
+// What qperf's protocol cannot carry for a socket test: said before any
+// test runs, naming the option. "" when the run can go.
+std::string not_carried(const Run& r) {
+  if (!is_network_test(r.test.kind)) return "";
+  const auto& n = r.params[Param::kNoMsgs].loc;
+  if (n.set())
+    return fmt::format(
+        "{}: {} {}: qperf's socket tests run for a time (-t); their protocol carries no message "
+        "count",
+        r.test.name, n.set_by, n.num);
+  const auto& f = r.params[Param::kFlip].loc;
+  if (f.set() && f.num != 0 && qperf::in_use(r.test.kind, Param::kFlip))
+    return fmt::format(
+        "{}: {}: qperf's socket tests always send from client to server; their protocol has no "
+        "flipped form",
+        r.test.name, f.set_by);
+  for (const qperf::Value* t : {&r.params[Param::kTime].loc, &r.params[Param::kTime].rem})
+    if (t->num < 1)
+      return fmt::format("{}: {} {}: qperf's protocol carries whole seconds; use -t 1 or more",
+                         r.test.name, t->set_by.empty() ? "-t" : t->set_by, t->num);
+  return "";
+}
+
 class Client {
  public:
   explicit Client(const std::atomic<bool>* interrupt) : interrupt_(interrupt) {}
@@ -464,11 +464,12 @@ class Client {
     for (const auto& w : a.warnings) std::fprintf(stderr, "%s\n", w.c_str());
     // Refuse what cannot run before anything runs.
     for (const Run& r : a.runs) {
-      if (std::string why = unavailable(r.test); !why.empty()) {
+      std::string why = unavailable(r.test);
+      if (why.empty()) why = not_carried(r);
+      if (!why.empty()) {
         std::fprintf(stderr, "qperf: %s\n", why.c_str());
         return static_cast<int>(ExitCode::kRuntime);
       }
-      if (is_network_test(r.test.kind)) spec_for(r);
     }
     for (const Run& r : a.runs) {
       std::printf("%s:\n", r.test.name);
@@ -477,131 +478,109 @@ class Client {
       int rc = run_one(r);
       std::fflush(stdout);
       if (rc != 0) return rc;
+      if (r.test.kind == TestKind::kQuit) break;  // as qperf: nothing runs after quit
     }
     return 0;
   }
 
  private:
   int run_one(const Run& r) {
-    session::ServerProbe probe;
-    probe.host = r.host;
-    probe.port = r.listen_port;
-    probe.timeout_s = r.params[Param::kTimeout].loc.num;
-    probe.wait_s = r.wait_server_s;
+    const std::string peer = fmt::format("{}:{}", r.host, r.listen_port);
     try {
       apply_affinity(r);
-      warn_not_applied(r);
+      const session::QperfClientOptions o = options(r);
       switch (r.test.kind) {
         case TestKind::kConf:
-          return conf(probe);
+          return conf(session::run_qperf_conf(o));
         case TestKind::kQuit:
-          session::request_quit(probe);
-          known_.erase(key(probe));
+          session::run_qperf_quit(o);
           return 0;
         default:
-          return socket_test(r, probe);
+          return socket_test(r, o);
       }
     } catch (const session::ConnectError& e) {
-      std::fprintf(stderr,
-                   "%s: failed to connect: %s — start a server there with `qperf` (no "
-                   "arguments), or point -lp at its port\n",
-                   r.host.c_str(), e.what());
-      return static_cast<int>(ExitCode::kRuntime);
+      // qperf's words first; the reason and the hint after.
+      std::fprintf(stderr, "%s: failed to connect: %s\n", r.host.c_str(), e.what());
+    } catch (const session::QperfServerError& e) {
+      // The server's own words, as qperf prints them.
+      std::fprintf(stderr, "server: %s\n", e.what());
+    } catch (const session::QperfClientError& e) {
+      std::fprintf(stderr, "qperf: %s: %s\n", peer.c_str(), e.what());
     } catch (const Error& e) {
-      std::fprintf(stderr, "qperf: %s\n", e.what());
+      std::fprintf(stderr, "qperf: %s: %s\n", peer.c_str(), e.what());
       return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "qperf: %s: %s\n", peer.c_str(), e.what());
     }
+    return static_cast<int>(ExitCode::kRuntime);
   }
 
-  // The server's Welcome, asked for once per server: it is also where
-  // --wait_server waits and where "nothing listens there" is told apart.
-  const proto::Welcome& welcome(const session::ServerProbe& p) {
-    auto it = known_.find(key(p));
-    if (it == known_.end()) it = known_.emplace(key(p), session::fetch_welcome(p)).first;
-    return it->second;
+  // The request carries the remote values; this end runs with the local ones.
+  static session::QperfClientOptions options(const Run& r) {
+    session::QperfClientOptions o;
+    o.host = r.host;
+    o.port = r.listen_port;
+    o.wait_s = r.wait_server_s;
+    o.timeout_s = r.params[Param::kTimeout].loc.num;
+    qw::Request& q = o.request;
+    q.req_index = static_cast<uint16_t>(wire_index(r.test.kind));
+    const auto rem = [&](Param p) -> const qperf::Value& { return r.params[p].rem; };
+    q.timeout = whole(rem(Param::kTimeout).num);
+    q.affinity = wire_affinity(rem(Param::kAffinity));
+    if (is_network_test(r.test.kind)) {
+      q.access_recv = whole(rem(Param::kAccessRecv).num);
+      q.msg_size = whole(rem(Param::kMsgSize).num);
+      q.port = whole(rem(Param::kPort).num);
+      q.sock_buf_size = whole(rem(Param::kSockBufSize).num);
+      q.time = whole(rem(Param::kTime).num);
+      o.msg_size = whole(r.params[Param::kMsgSize].loc.num);
+      o.time_s = whole(r.params[Param::kTime].loc.num);
+    }
+    o.interrupt = nullptr;
+    return o;
   }
 
-  int conf(const session::ServerProbe& p) {
-    const proto::Welcome& w = welcome(p);
+  int conf(const qw::Conf& rem_conf) {
     const core::HostInfo h = core::local_host_info();
     report::QperfHost loc{h.hostname, report::qperf_cpu_text(h.cores, h.cpu_model, h.cpu_mhz), h.os,
                           std::string("flowperf ") + kVersion};
-    report::QperfHost rem{w.hostname, report::qperf_cpu_text(w.cores, w.cpu_model, w.cpu_mhz), w.os,
-                          w.software};
+    report::QperfHost rem{rem_conf.node, rem_conf.cpu, rem_conf.os, rem_conf.qperf};
     std::fputs(report::qperf_rows_text(report::qperf_conf_rows(loc, rem)).c_str(), stdout);
     return 0;
   }
 
-  int socket_test(const Run& r, const session::ServerProbe& p) {
-    const spec::TestSpec s = spec_for(r);
-    welcome(p);
-    session::ClientOptions o;
-    o.host = r.host;
-    o.port = r.listen_port;
-    o.connect_timeout_s = p.timeout_s;
+  int socket_test(const Run& r, session::QperfClientOptions o) {
     o.interrupt = interrupt_;
-    results::TestResult result = session::run_test(s, o);
-    const auto rows = report::qperf_test_rows(result, qperf::used_params(r), r.display);
+    session::QperfClientRun run = session::run_qperf_test(o);
+    const auto rows = report::qperf_test_rows(run.result, qperf::used_params(r), r.display);
     std::fputs(report::qperf_rows_text(rows).c_str(), stdout);
-    if (result.interrupted) return static_cast<int>(ExitCode::kInterrupted);
-    if (!result.error.empty()) {
-      std::fprintf(stderr, "qperf: %s: %s\n", r.test.name, result.error.c_str());
-      return static_cast<int>(ExitCode::kRuntime);
-    }
+    if (run.interrupted) return static_cast<int>(ExitCode::kInterrupted);
     return 0;
   }
 
-  // The client pins itself (threads started later inherit the mask).
+  // The client pins itself as qperf does: -ca N is CPU N-1, 0 or `any`
+  // none (threads started later inherit the mask).
   static void apply_affinity(const Run& r) {
     const qperf::Value& v = r.params[Param::kAffinity].loc;
     if (!v.set()) return;
     cpu_set_t set;
     CPU_ZERO(&set);
-    if (v.num < 0) {
+    if (v.num <= 0) {
       for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) CPU_SET(cpu, &set);
     } else {
-      CPU_SET(static_cast<int>(v.num), &set);
+      CPU_SET(static_cast<int>(v.num) - 1, &set);
     }
     if (::sched_setaffinity(0, sizeof set, &set) != 0) {
       int err = errno;
-      throw runtime_error(fmt::format("{} {}: cannot pin to that CPU: {} (this host has {} online)",
-                                      v.set_by, v.text, net::sys::errno_text(err),
-                                      ::sysconf(_SC_NPROCESSORS_ONLN)));
+      throw runtime_error(
+          fmt::format("{} {}: cannot pin to CPU {}: {} (this host has {} online; -ca counts "
+                      "CPUs from 1)",
+                      v.set_by, v.text, static_cast<int>(v.num) - 1, net::sys::errno_text(err),
+                      ::sysconf(_SC_NPROCESSORS_ONLN)));
     }
   }
 
-  // Accepted options flowperf cannot honour yet: said once per run of qperf.
-  void warn_not_applied(const Run& r) {
-    auto once = [this](const std::string& text) {
-      if (warned_.insert(text).second) std::fprintf(stderr, "%s\n", text.c_str());
-    };
-    if (!is_network_test(r.test.kind)) return;
-    const auto& aff = r.params[Param::kAffinity].rem;
-    if (aff.set() && aff.num >= 0)
-      once(
-          fmt::format("warning: {} {}: the server's CPU affinity is not applied (flowperf's "
-                      "server does not pin its threads)",
-                      aff.set_by, aff.text));
-    const auto& port = r.params[Param::kPort].loc;
-    if (port.set() && port.num > 0)
-      once(fmt::format("warning: {} {}: not applied; flowperf's server picks its data port",
-                       port.set_by, port.num));
-    const auto& ar = r.params[Param::kAccessRecv].loc;
-    const bool bw = r.test.kind == TestKind::kTcpBw || r.test.kind == TestKind::kUdpBw;
-    if (bw && ar.set() && ar.num > 0)
-      once(
-          fmt::format("warning: {}: accepted but not applied; flowperf's receivers do not "
-                      "read through the data they receive",
-                      ar.set_by));
-  }
-
-  static std::string key(const session::ServerProbe& p) {
-    return p.host + "\n" + std::to_string(p.port);
-  }
-
   const std::atomic<bool>* interrupt_;
-  std::map<std::string, proto::Welcome> known_;
-  std::set<std::string> warned_;
 };
 
 }  // namespace

@@ -130,6 +130,7 @@ Wait TcpRecvFlow::step(PhaseRef phase, Clock::time_point) noexcept {
     if (load(phase) == Phase::kAbort) return finished();
     ssize_t n = net::data::recv(fd, buf_.get(), size_, 0);
     if (n > 0) {
+      if (touch) touch_sink_ += touch_bytes(buf_.get(), static_cast<size_t>(n));
       counters.bytes_recv.add(static_cast<uint64_t>(n));
       counters.recv_calls.add(1);
       continue;
@@ -145,6 +146,12 @@ Wait TcpRecvFlow::step(PhaseRef phase, Clock::time_point) noexcept {
     if (errno == EINTR) continue;
     return fail("recv failed", errno);
   }
+}
+
+uint64_t touch_bytes(const char* p, size_t n) noexcept {
+  uint64_t sum = 0;
+  for (size_t i = 0; i < n; ++i) sum += static_cast<unsigned char>(p[i]);
+  return sum;
 }
 
 // ---- UDP sender ----
@@ -174,6 +181,7 @@ UdpSendFlow::UdpSendFlow(net::Fd fd, uint32_t size, uint64_t quota_bytes, uint64
 }
 
 void UdpSendFlow::stamp(char* d, uint64_t seq, Clock::time_point now) const noexcept {
+  if (header == UdpHeader::kNone) return;
   if (header == UdpHeader::kFlowperf) {
     const int64_t t = ns_since_epoch(now);
     if (size_ >= kUdpSeqBytes) std::memcpy(d, &seq, sizeof seq);
@@ -319,6 +327,7 @@ UdpRecvFlow::UdpRecvFlow(net::Fd fd, uint32_t recv_size, UdpBatching how)
 void UdpRecvFlow::on_datagram(const char* p, size_t len, int64_t arrival_ns) noexcept {
   uint64_t seq;
   int64_t sent = 0;
+  if (header == UdpHeader::kNone) return;
   if (header == UdpHeader::kFlowperf) {
     if (len < kUdpSeqBytes) return;
     std::memcpy(&seq, p, sizeof seq);
@@ -352,6 +361,7 @@ int UdpRecvFlow::receive_once() noexcept {
     if (n == 0 && end_on_empty) return -2;
     const Clock::time_point t = Clock::now();
     drain_.arrived(t);
+    if (touch) touch_sink_ += touch_bytes(buf_.get(), static_cast<size_t>(n));
     counters.bytes_recv.add(static_cast<uint64_t>(n));
     counters.datagrams_recv.add(1);
     counters.recv_calls.add(1);

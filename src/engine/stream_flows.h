@@ -70,12 +70,19 @@ class TcpRecvFlow final : public Flow {
   TcpRecvFlow(net::Fd fd, uint32_t recv_size);
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
+  // Read through every byte received (qperf's access_recv: a CPU cost only).
+  bool touch = false;
 
  private:
   net::Fd fd_;
   PageBuffer buf_;
   uint32_t size_;
+  uint64_t touch_sink_ = 0;  // what touch_bytes() read, kept so the reads stay
 };
+
+// Reads every byte of a received buffer, so that the data passes through
+// the CPU's caches (qperf's access_recv); returns a sum nobody needs.
+uint64_t touch_bytes(const char* p, size_t n) noexcept;
 
 // Each datagram starts with a header when there is room: sequence number
 // (8 bytes), then the sender's steady-clock time in ns (8 bytes).
@@ -86,8 +93,10 @@ inline constexpr uint32_t kUdpHeaderBytes = 16;
 // send time, native byte order, 16 bytes. iperf3's (its wire, §7.3 of
 // ../shared/protocols/iperf3-wire.md): big-endian seconds and microseconds
 // of the sender's monotonic clock, then the sequence number from 1, as 32
-// bits or (--udp-counters-64bit) 64.
-enum class UdpHeader { kFlowperf, kIperf3, kIperf3Wide };
+// bits or (--udp-counters-64bit) 64. None: the payload is not read or
+// written (qperf's datagrams carry nothing but their length), so no loss,
+// order or jitter is tracked.
+enum class UdpHeader { kFlowperf, kIperf3, kIperf3Wide, kNone };
 
 // How a UDP flow moves datagrams: one per system call (send/recv), or up to
 // `batch` per call (sendmmsg/recvmmsg); with `gso` the sender passes one UDP
@@ -145,6 +154,7 @@ class UdpRecvFlow final : public Flow {
   // not counted). Off by default: an empty datagram is then just counted.
   bool end_on_empty = false;
   UdpHeader header = UdpHeader::kFlowperf;  // set before the start
+  bool touch = false;                       // as TcpRecvFlow's
   void expect_datagrams(uint64_t n) noexcept override { drain_.expect(n); }
   bool wake_by_signal() const noexcept override { return true; }
 
@@ -158,6 +168,7 @@ class UdpRecvFlow final : public Flow {
   net::Fd fd_;
   std::unique_ptr<char[]> buf_;  // `batch` slots of `size` bytes
   uint32_t size_;
+  uint64_t touch_sink_ = 0;
   UdpBatching how_;
   std::unique_ptr<mmsghdr[]> msgs_;
   std::unique_ptr<iovec[]> iovs_;

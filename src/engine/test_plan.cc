@@ -62,7 +62,9 @@ std::unique_ptr<Flow> stream_flow(const spec::TestSpec& s, net::Fd fd, bool send
     if (sends)
       return std::make_unique<TcpSendFlow>(std::move(fd), s.effective_send_size(), quota,
                                            s.sendfile, fill);
-    return std::make_unique<TcpRecvFlow>(std::move(fd), s.effective_recv_size());
+    auto tcp = std::make_unique<TcpRecvFlow>(std::move(fd), s.effective_recv_size());
+    tcp->touch = fo.touch_received;
+    return tcp;
   }
   if (sends) {
     auto udp = std::make_unique<UdpSendFlow>(std::move(fd), s.effective_send_size(), quota,
@@ -76,6 +78,7 @@ std::unique_ptr<Flow> stream_flow(const spec::TestSpec& s, net::Fd fd, bool send
                                            UdpBatching{s.batch, false, s.gro});
   udp->end_on_empty = fo.end_on_empty;
   udp->header = fo.udp_header;
+  udp->touch = fo.touch_received;
   return udp;
 }
 

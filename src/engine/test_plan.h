@@ -46,6 +46,9 @@ struct FlowOptions {
   UdpHeader udp_header = UdpHeader::kFlowperf;
   // Paced UDP senders: datagrams sent back to back per turn (iperf3 -b R/N).
   uint32_t udp_burst = 0;
+  // Stream receivers read through every byte they receive (qperf's
+  // access_recv).
+  bool touch_received = false;
 };
 
 // One bulk-transfer stream over the spec's protocol, sizes and modes,

@@ -12,6 +12,7 @@
 
 #include "proto/framing.h"
 #include "proto/iperf3_wire.h"
+#include "proto/qperf_wire.h"
 #include "session/iperf3_server.h"
 #include "session/server.h"
 
@@ -36,6 +37,21 @@ Claim iperf3_claim(std::span<const uint8_t> first) {
   }
 }
 
+// qperf's request: ver 0.4 (or another 0.x, which its session answers with
+// qperf's "upgrade qperf" error). netperf's requests also start with zero
+// bytes, so this row comes before netperf's catch-all and needs six bytes.
+Claim qperf_claim(std::span<const uint8_t> first) {
+  switch (proto::qperf::match_head(first)) {
+    case proto::qperf::HeadMatch::kYes:
+    case proto::qperf::HeadMatch::kOtherVersion:
+      return Claim::kYes;
+    case proto::qperf::HeadMatch::kNo:
+      return Claim::kNo;
+    default:
+      return Claim::kNeedMore;
+  }
+}
+
 // The most bytes any row looks at (iperf3's cookie).
 constexpr size_t kPeekBytes = proto::iperf3::kCookieBytes;
 
@@ -45,6 +61,7 @@ const std::vector<ProtocolRow>& protocol_table() {
   static const std::vector<ProtocolRow> rows = {
       {"flowperf", flowperf_claim, serve_control_connection},
       {"iperf3", iperf3_claim, serve_iperf3_connection},
+      {"qperf", qperf_claim, serve_qperf_connection},
       {"netperf", nullptr, serve_netperf_connection},
   };
   return rows;

@@ -23,7 +23,8 @@ struct ProtocolRow {
 };
 
 // The rows, in order: flowperf's own framing ('F' 'P'), iperf3's cookie
-// (36 characters of a-z2-7 and a NUL), then netperf's fixed-size requests
+// (36 characters of a-z2-7 and a NUL), qperf's request (00 00 04 00),
+// then netperf's fixed-size requests
 // (no magic of their own: what is left).
 const std::vector<ProtocolRow>& protocol_table();
 

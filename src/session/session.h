@@ -30,5 +30,7 @@ struct SessionContext {
 void serve_control_connection(int control, const SessionContext& ctx);
 // netperf's protocol (session/netperf_session.cc).
 void serve_netperf_connection(int control, const SessionContext& ctx);
+// qperf's protocol (session/qperf_session.cc).
+void serve_qperf_connection(int control, const SessionContext& ctx);
 
 }  // namespace flowperf::session

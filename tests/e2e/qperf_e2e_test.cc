@@ -222,24 +222,25 @@ TEST_F(QperfE2e, SeedLatencyTestsWithVvuAndConf) {
 
 // qperf 192.168.0.8 -oo msg_size:1:64K:*2 -vu tcp_bw tcp_lat
 TEST_F(QperfE2e, SeedLoopOverMessageSizes) {
-  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-oo", "msg_size:1:64K:*2", "-vu", "-t", "0.2",
+  // qperf's protocol carries whole seconds: five sizes of one second each.
+  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-oo", "msg_size:1:64K:*16", "-vu", "-t", "1",
                      "tcp_bw", "tcp_lat"},
                     120s);
   ASSERT_EQ(o.exit_code, 0) << o.err;
   auto bs = blocks(o.out);
-  ASSERT_EQ(bs.size(), 34u) << o.out;
+  ASSERT_EQ(bs.size(), 10u) << o.out;
   expect_aligned(bs);
-  for (size_t i = 0; i < 34; ++i) {
+  for (size_t i = 0; i < 10; ++i) {
     const Block& b = bs[i];
-    const bool bw = i < 17;
+    const bool bw = i < 5;
     EXPECT_EQ(b.test, bw ? "tcp_bw" : "tcp_lat");
     EXPECT_EQ(b.names(), (std::vector<std::string>{bw ? "bw" : "latency", "msg_size", "time"}));
     if (bw)
       expect_bandwidth(b.row("bw"));
     else
       expect_latency(b.row("latency"));
-    // Rising sizes: 1 .. 512 bytes, then 1 .. 64 KiB with the byte count.
-    const uint64_t size = uint64_t{1} << (i % 17);
+    // Rising sizes: 1, 16, 256 bytes, then 4 and 64 KiB with the byte count.
+    const uint64_t size = uint64_t{1} << (4 * (i % 5));
     const Row& m = b.row("msg_size");
     if (size < 1024) {
       EXPECT_EQ(m.data + " " + m.unit, std::to_string(size) + " bytes");
@@ -250,7 +251,7 @@ TEST_F(QperfE2e, SeedLoopOverMessageSizes) {
       bytes.insert(bytes.size() - 3, ",");
       EXPECT_EQ(m.alt, bytes);
     }
-    EXPECT_EQ(b.row("time").data + " " + b.row("time").unit, "200 ms");
+    EXPECT_EQ(b.row("time").data + " " + b.row("time").unit, "1 sec");
   }
 }
 
@@ -299,7 +300,8 @@ TEST_F(QperfE2e, ConfShowsAllEightFields) {
         << c.row("loc_cpu").data;
   }
   EXPECT_EQ(c.row("loc_qperf").data, std::string("flowperf ") + kVersion);
-  EXPECT_EQ(c.row("rem_qperf").data, std::string("flowperf ") + kVersion);
+  // Our server speaks qperf 0.4.11 and says who it is after the version.
+  EXPECT_EQ(c.row("rem_qperf").data, std::string("0.4.11 (flowperf ") + kVersion + ")");
 }
 
 // ---- more of qperf's options against the server ------------------------------------
@@ -314,8 +316,15 @@ std::vector<std::string> names_but_cpu_split(const Block& b) {
   return out;
 }
 
+double plain(const std::string& data) {
+  std::string digits;
+  for (char c : data)
+    if (c != ',') digits += c;
+  return std::stod(digits);
+}
+
 TEST_F(QperfE2e, VerboseMoreShowsEachSidesCounts) {
-  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-t", "0.5", "-vv", "tcp_bw", "tcp_lat"});
+  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-t", "1", "-vv", "tcp_bw", "tcp_lat"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   auto bs = blocks(o.out);
   ASSERT_EQ(bs.size(), 2u) << o.out;
@@ -325,7 +334,10 @@ TEST_F(QperfE2e, VerboseMoreShowsEachSidesCounts) {
                 "bw", "msg_rate", "msg_size", "time", "timeout", "send_cost", "recv_cost",
                 "send_cpus_used", "send_real_time", "send_cpu_time", "send_bytes", "send_msgs",
                 "recv_cpus_used", "recv_real_time", "recv_cpu_time", "recv_bytes", "recv_msgs"}));
-  EXPECT_EQ(bs[0].row("send_msgs").data, bs[0].row("recv_msgs").data);
+  // As with qperf: the server counts what it read before its timer ended,
+  // the client what it wrote (some of it still in the buffers then).
+  EXPECT_GT(plain(bs[0].row("recv_msgs").data), 0);
+  EXPECT_LE(plain(bs[0].row("recv_msgs").data), plain(bs[0].row("send_msgs").data));
   EXPECT_EQ(names_but_cpu_split(bs[1]),
             (std::vector<std::string>{
                 "latency", "msg_rate", "msg_size", "time", "timeout", "loc_cpus_used",
@@ -335,13 +347,6 @@ TEST_F(QperfE2e, VerboseMoreShowsEachSidesCounts) {
 }
 
 // ---- CPU use and costs ------------------------------------------------------------
-
-double plain(const std::string& data) {
-  std::string digits;
-  for (char c : data)
-    if (c != ',') digits += c;
-  return std::stod(digits);
-}
 
 // A row's value in base units: seconds per GB, bytes per second, seconds.
 double scaled(const Row& r) {
@@ -426,37 +431,40 @@ TEST_F(QperfE2e, VerboseMoreTimeSplitsTheCpus) {
   }
 }
 
-TEST_F(QperfE2e, CountOfMessagesAndFlippedBandwidth) {
-  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-n", "500", "-m", "4K", "-vvs", "-vu", "tcp_bw",
-                     "tcp_lat", "-f1", "tcp_bw"});
-  ASSERT_EQ(o.exit_code, 0) << o.err;
-  auto bs = blocks(o.out);
-  ASSERT_EQ(bs.size(), 3u) << o.out;
-  EXPECT_EQ(bs[0].row("send_msgs").data, "500");
-  EXPECT_EQ(bs[0].row("recv_msgs").data, "500");
-  EXPECT_EQ(bs[0].row("send_bytes").data + " " + bs[0].row("send_bytes").unit, "2.05 MB");
-  EXPECT_EQ(bs[1].row("loc_send_msgs").data, "500");
-  EXPECT_EQ(bs[1].row("rem_recv_msgs").data, "500");
-  EXPECT_EQ(bs[2].row("flip").data, "1");
-  EXPECT_EQ(bs[2].row("recv_msgs").data, "500");
+TEST_F(QperfE2e, CountsFlipAndShortTimesAreRefusedBeforeAnyTest) {
+  // qperf's protocol carries none of them for a socket test: refused, one
+  // line naming the option, nothing run.
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"-n", "500", "tcp_bw"}, "-n 500: qperf's socket tests run for a time"},
+      {{"-f1", "tcp_bw"}, "-f1: qperf's socket tests always send from client to server"},
+      {{"-t", "0.5", "tcp_lat"}, "-t 0.5: qperf's protocol carries whole seconds"},
+  };
+  for (const auto& [args, want] : cases) {
+    std::vector<std::string> a = {"127.0.0.1", "-lp", port(), "conf"};
+    a.insert(a.end(), args.begin(), args.end());
+    Outcome o = qperf(a);
+    EXPECT_EQ(o.exit_code, 1) << o.err;
+    EXPECT_NE(o.err.find(want), std::string::npos) << o.err;
+    EXPECT_EQ(o.out, "") << "a test ran before the refusal";
+  }
 }
 
 TEST_F(QperfE2e, UnusedAndUnappliedOptionsWarn) {
   Outcome o = qperf(
-      {"127.0.0.1", "-lp", port(), "-t", "0.3", "-f", "1", "-mt", "1K", "-rca", "0", "udp_lat"});
+      {"127.0.0.1", "-lp", port(), "-t", "1", "-f", "1", "-mt", "1K", "-rca", "0", "udp_lat"});
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.err.find("warning: -f set but not used in test udp_lat"), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("warning: -mt set but not used in test udp_lat"), std::string::npos)
       << o.err;
-  EXPECT_NE(o.err.find("-rca 0: the server's CPU affinity is not applied"), std::string::npos)
-      << o.err;
+  // -rca travels on the wire now: no "not applied" warning.
+  EXPECT_EQ(o.err.find("not applied"), std::string::npos) << o.err;
   EXPECT_EQ(blocks(o.out).size(), 1u);
 }
 
 TEST_F(QperfE2e, RunsUnderTheFlowperfName) {
-  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-t", "0.3", "tcp_lat"});
+  Outcome o = qperf({"127.0.0.1", "-lp", port(), "-t", "1", "tcp_lat"});
   ASSERT_EQ(o.exit_code, 0);
-  Process p({FLOWPERF_BIN, "qperf", "127.0.0.1", "-lp", port(), "-t", "0.3", "tcp_lat"});
+  Process p({FLOWPERF_BIN, "qperf", "127.0.0.1", "-lp", port(), "-t", "1", "tcp_lat"});
   Outcome f = p.wait(30s);
   ASSERT_EQ(f.exit_code, 0) << f.err;
   auto bs = blocks(f.out);
@@ -532,7 +540,7 @@ TEST(QperfErrors, UnreachableServer) {
 
 TEST(QperfErrors, WaitServerWaitsForALateServer) {
   const uint16_t late = free_port();
-  Process client({kQperf, "127.0.0.1", "-lp", std::to_string(late), "-ws", "10", "-t", "0.3",
+  Process client({kQperf, "127.0.0.1", "-lp", std::to_string(late), "-ws", "10", "-t", "1",
                   "tcp_lat", "quit"});
   std::this_thread::sleep_for(700ms);
   Process server({kQperf, "-lp", std::to_string(late)});

@@ -45,6 +45,21 @@ TEST(Dispatch, NetperfRequestsAndAnythingElseGoToNetperf) {
   EXPECT_EQ(row_for(garbage), "netperf");
 }
 
+TEST(Dispatch, QperfRequestsGoToQperfNotNetperf) {
+  // The first bytes of qperf 0.4.11's tcp_bw request (qperf-wire.md Vector A).
+  const uint8_t req[] = {0x00, 0x00, 0x04, 0x00, 0x0b, 0x00, 0x08, 0x00, 0x01, 0x00};
+  EXPECT_EQ(row_for(req), "qperf");
+  // Fewer than six bytes could still be netperf's: wait for more.
+  EXPECT_EQ(row_for(std::span<const uint8_t>(req, 4)), "(needs more)");
+  EXPECT_STREQ(classify(std::span<const uint8_t>(req, 4), /*complete=*/true)->name, "netperf");
+  // Another qperf version goes to qperf too (its session says "upgrade qperf").
+  const uint8_t newer[] = {0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x08, 0x00};
+  EXPECT_EQ(row_for(newer), "qperf");
+  // netperf's TCP_CC request (300 = 00 00 01 2c) stays netperf's.
+  const uint8_t cc[] = {0, 0, 1, 0x2c, 0, 0, 0, 0};
+  EXPECT_EQ(row_for(cc), "netperf");
+}
+
 TEST(Dispatch, Iperf3CookiesGoToIperf3) {
   // The cookie recorded from iperf3 3.12: 36 characters of a-z2-7 and a NUL.
   const std::string cookie = std::string("c6dsghisr72yylwer37bmhltsz4oogsx5uwa") + '\0';

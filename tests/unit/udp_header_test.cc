@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <string>
 
 #include "engine/stream_flows.h"
 #include "net/fd.h"
@@ -95,6 +96,43 @@ TEST(UdpHeader, ReceiverReadsRecordedLayout) {
   EXPECT_EQ(recv.tracker().unique(), 4u);   // so one (3) is lost
   EXPECT_EQ(recv.counters.out_of_order.get(), 1u);
   EXPECT_GT(recv.tracker().jitter_ns(), 0.0);
+}
+
+// qperf's datagrams carry nothing: a sender without a header leaves every
+// byte as filled, and a receiver counts what arrives without reading it
+// (no sequence, so no loss, order or jitter).
+TEST(UdpHeader, NoHeaderLeavesThePayloadAlone) {
+  net::Fd a, b;
+  udp_pair(a, b);
+  const int peer = b.get();
+  UdpSendFlow send(std::move(a), 64, 2 * 64, 0, {}, "q");
+  send.header = UdpHeader::kNone;
+  std::atomic<Phase> phase{Phase::kRun};
+  EXPECT_TRUE(send.step(phase, Clock::now()).done);
+  char d[64];
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(::recv(peer, d, sizeof d, MSG_DONTWAIT), 64);
+    EXPECT_EQ(std::string(d, sizeof d), std::string(64, 'q'));
+  }
+  net::Fd c, e;
+  udp_pair(c, e);
+  const int sender = c.get();
+  UdpRecvFlow recv(std::move(e), 64);
+  recv.header = UdpHeader::kNone;
+  recv.touch = true;
+  for (uint32_t seq : {7u, 1u, 7u}) {  // would be out of order and duplicate with a header
+    std::memset(d, 0, sizeof d);
+    std::memcpy(d, &seq, sizeof seq);
+    ASSERT_EQ(::send(sender, d, sizeof d, 0), 64);
+  }
+  recv.set_mode(false);
+  for (int i = 0; i < 8 && recv.counters.datagrams_recv.get() < 3; ++i)
+    recv.step(phase, Clock::now());
+  EXPECT_EQ(recv.counters.datagrams_recv.get(), 3u);
+  EXPECT_EQ(recv.counters.bytes_recv.get(), 3u * 64);
+  EXPECT_EQ(recv.counters.out_of_order.get(), 0u);
+  EXPECT_EQ(recv.counters.duplicates.get(), 0u);
+  EXPECT_EQ(recv.tracker().unique(), 0u);
 }
 
 // iperf3 -b RATE/N: N datagrams back to back, then a wait that keeps the
