@@ -40,6 +40,11 @@ void fields(V& v, T& t) {
   v("snd_wnd", t.snd_wnd);
   v("pacing_rate_bps", t.pacing_rate_bps);
   v("delivery_rate_bps", t.delivery_rate_bps);
+  v("rto_us", t.rto_us, Presence::kOmitEmpty);
+  v("ato_us", t.ato_us, Presence::kOmitEmpty);
+  v("rcv_ssthresh", t.rcv_ssthresh, Presence::kOmitEmpty);
+  v("snd_ssthresh", t.snd_ssthresh, Presence::kOmitEmpty);
+  v("reordering", t.reordering, Presence::kOmitEmpty);
   v("congestion_control", t.congestion_control);
 }
 
