@@ -464,6 +464,16 @@ OmniValues netperf_values(const results::TestResult& r, const NetperfReportOptio
 
   const int send = static_cast<int>(r.spec.effective_send_size());
   const int recv = static_cast<int>(r.spec.effective_recv_size());
+  // flowperf sends from one buffer and receives into one; netperf's 0 for
+  // a direction an end does not use. A netserver says what its rings are.
+  const bool local_sends = rr || !maerts, local_recvs = rr || maerts;
+  v.local_send_width = local_sends ? 1 : 0;
+  v.local_recv_width = local_recvs ? 1 : 0;
+  const auto remote_width = [&](int reported, bool used) {
+    return reported > 0 ? reported : used ? 1 : 0;
+  };
+  v.remote_send_width = remote_width(r.remote_side.send_width, rr || maerts);
+  v.remote_recv_width = remote_width(r.remote_side.recv_width, rr || !maerts);
   if (rr) {
     v.local_send_size = v.local_recv_size = 0;
     v.request_size = static_cast<int>(r.spec.request_size);

@@ -83,6 +83,10 @@ struct OmniValues {
   int rss_req = -1, rss = -1, rss_end = -1;
   int rsr_req = -1, rsr = -1, rsr_end = -1;
   int local_send_size = -1, local_recv_size = -1;
+  // Buffer-ring widths: how many buffers each end's sends and receives cycle
+  // through (0 for a direction an end does not move data in, as netperf).
+  int local_send_width = -1, local_recv_width = -1;
+  int remote_send_width = -1, remote_recv_width = -1;
   int remote_send_size = -1, remote_recv_size = -1;
   int request_size = -1, response_size = -1;
   // CPU, filled only for the ends -c/-C asked for (as netperf does); the

@@ -139,6 +139,8 @@ void fields(V& v, T& s) {
   v("rcvbuf", s.rcvbuf);
   v("sndbuf_end", s.sndbuf_end, Presence::kOptional);
   v("rcvbuf_end", s.rcvbuf_end, Presence::kOptional);
+  v("send_width", s.send_width, Presence::kOmitEmpty);
+  v("recv_width", s.recv_width, Presence::kOmitEmpty);
   v("latency", s.latency);
   v("cpu", s.cpu, Presence::kOptional);
   v("nic", s.nic, Presence::kOptional);

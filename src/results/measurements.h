@@ -64,6 +64,10 @@ struct SideResult {
   unsigned threads = 0;
   int sndbuf = 0, rcvbuf = 0;          // socket buffers in effect on this side's data sockets
   int sndbuf_end = 0, rcvbuf_end = 0;  // the same at the end (autotuning grows them)
+  // A netserver's buffer-ring widths (how many buffers its sends and receives
+  // cycle through), as its set-up response gave them to netperf's client;
+  // 0: not reported. flowperf's own sides use one buffer each way.
+  int send_width = 0, recv_width = 0;
   std::vector<FlowResult> flows;
   measure::Histogram latency;             // all flows merged
   std::optional<measure::CpuUsage> cpu;   // over the measured interval, when measured

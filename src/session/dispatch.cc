@@ -57,6 +57,12 @@ constexpr size_t kPeekBytes = proto::iperf3::kCookieBytes;
 
 }  // namespace
 
+std::chrono::steady_clock::time_point first_message_deadline(const SessionContext& ctx) {
+  if (ctx.first_message_by != Clock::time_point{}) return ctx.first_message_by;
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(ctx.config->control_timeout_s));
+}
+
 const std::vector<ProtocolRow>& protocol_table() {
   static const std::vector<ProtocolRow> rows = {
       {"flowperf", flowperf_claim, serve_control_connection},
@@ -114,8 +120,10 @@ void dispatch_control_connection(int control, const SessionContext& ctx) {
     // Readable with nothing new: the rest of the bytes a row needs are on their way.
     if (!row) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  SessionContext with_deadline = ctx;
+  with_deadline.first_message_by = deadline;
   try {
-    row->serve(control, ctx);
+    row->serve(control, with_deadline);
   } catch (const std::exception& e) {
     if (ctx.config->log)
       std::fprintf(ctx.config->log, "flowperf server: %s session failed: %s\n", row->name,

@@ -442,8 +442,8 @@ class Iperf3Session {
 void serve_iperf3_connection(int control, const SessionContext& ctx) {
   if (!ctx.iperf3) return;
   std::string cookie(proto::iperf3::kCookieBytes, '\0');
-  if (net::sys::read_exact(control, cookie.data(), cookie.size(),
-                           core::after(ctx.config->control_timeout_s)) != net::sys::IoStatus::kOk)
+  if (net::sys::read_exact(control, cookie.data(), cookie.size(), first_message_deadline(ctx)) !=
+      net::sys::IoStatus::kOk)
     return;
   // A data connection of a test that waits for it: the test takes it over
   // (the server closes its own descriptor of it when this returns).

@@ -234,10 +234,14 @@ np::OmniRequest make_request(const spec::TestSpec& s, int family) {
     case TestKind::kUdpStream:
       r.direction = np::kDirRecv;
       r.receive_size = s.recv_size ? static_cast<int32_t>(s.recv_size) : -1;
+      // The widths travel as netperf sends them: this end's own ring for the
+      // direction it uses (one buffer here), which the server echoes.
+      r.send_width = 1;
       break;
     case TestKind::kTcpMaerts:
       r.direction = np::kDirXmit;
       r.send_size = s.send_size ? static_cast<int32_t>(s.send_size) : -1;
+      r.recv_width = 1;
       break;
     case TestKind::kTcpRr:
     case TestKind::kTcpCrr:
@@ -371,6 +375,8 @@ results::SideResult remote_side(const np::OmniResults& res, const np::OmniRespon
   side.rcvbuf = setup.recv_buf_size;
   // The data socket at the end, as netserver read it.
   side.sndbuf_end = res.send_buf_size;
+  side.send_width = setup.send_width;
+  side.recv_width = setup.recv_width;
   side.rcvbuf_end = res.recv_buf_size;
   results::FlowResult f;
   f.index = 0;

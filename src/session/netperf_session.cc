@@ -220,7 +220,8 @@ class NetperfSession {
   }
 
   bool next_request(np::Frame* f) {
-    const auto deadline = Clock::now() + secs(cfg_.control_timeout_s);
+    const auto deadline =
+        first_ ? first_message_deadline(ctx_) : Clock::now() + secs(cfg_.control_timeout_s);
     size_t got = 0;
     while (got < f->size()) {
       if (ctx_.stopping->load()) return false;
@@ -282,10 +283,11 @@ class NetperfSession {
     const bool xmit = r.direction & np::kDirXmit, recv = r.direction & np::kDirRecv;
     resp.receive_size = recv ? ds.recv_size : r.receive_size;
     resp.send_size = xmit ? ds.send_size : r.send_size;
-    resp.recv_width =
-        recv ? width(r.recv_width, ds.rcvbuf, ds.recv_size, p) : static_cast<int32_t>(r.recv_width);
-    resp.send_width =
-        xmit ? width(r.send_width, ds.sndbuf, ds.send_size, p) : static_cast<int32_t>(r.send_width);
+    // Buffer-ring widths: this server sends from one buffer and receives
+    // into one; for a direction it does not use it echoes the request's, as
+    // netserver does.
+    resp.recv_width = recv ? 1 : static_cast<int32_t>(r.recv_width);
+    resp.send_width = xmit ? 1 : static_cast<int32_t>(r.send_width);
     // MEASURE_CPU is echoed only because we then do measure (SideMeter).
     const bool measure_cpu = r.flags & np::kFlagMeasureCpu;
     resp.flags = (p.nodelay ? np::kFlagNoDelay : 0) | (measure_cpu ? np::kFlagMeasureCpu : 0);
@@ -610,14 +612,6 @@ class NetperfSession {
       d.recv_size = p.recv_size > 0 ? p.recv_size : d.rcvbuf > 0 ? d.rcvbuf : 4096;
     }
     return d;
-  }
-
-  // netserver's buffer-ring width: cosmetic, but reported.
-  static int32_t width(uint32_t asked, int buf, int32_t size, const Plan& p) {
-    if (asked) return static_cast<int32_t>(asked);
-    if (spec::info(p.kind).workload == spec::Workload::kRr) return 1;
-    int32_t w = size > 0 ? buf / size + 1 : 2;
-    return w == 1 ? 2 : w;
   }
 
   // Runs the server's side of the test on the engine, ending it as

@@ -17,6 +17,7 @@
 #include <cstring>
 #include <memory>
 
+#include "core/deadline.h"
 #include "engine/test_plan.h"
 #include "net/socket.h"
 #include "net/sys.h"
@@ -29,10 +30,7 @@ namespace {
 
 using namespace qperf;
 
-Clock::time_point after(double s) {
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-}
+using core::after;
 
 struct Control {
   net::Fd fd;

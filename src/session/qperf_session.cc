@@ -22,6 +22,7 @@
 #include <cstring>
 
 #include "core/cpu_pin.h"
+#include "core/deadline.h"
 #include "engine/test_plan.h"
 #include "net/socket.h"
 #include "net/sys.h"
@@ -36,10 +37,7 @@ namespace {
 
 using namespace qperf;
 
-Clock::time_point after(double s) {
-  return Clock::now() +
-         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
-}
+using core::after;
 
 class QperfSession {
  public:
@@ -48,7 +46,7 @@ class QperfSession {
   void serve() {
     uint8_t b[qw::kRequestBytes];
     // Before the request is decoded, the server's own timeout.
-    read_message(control_, b, sizeof b, after(ctx_.config->control_timeout_s), "request");
+    read_message(control_, b, sizeof b, first_message_deadline(ctx_), "request");
     qw::Request req;
     try {
       req = qw::decode_request(b);

@@ -69,7 +69,7 @@ class Session {
     }
 
     proto::Message m;
-    if (!receive(&m, after(cfg_.control_timeout_s))) return;
+    if (!receive(&m, first_message_deadline(ctx_))) return;
     auto* hello = std::get_if<proto::Hello>(&m);
     if (!hello)
       throw proto::ProtocolError("expected hello, got " + std::string(proto::message_name(m)));

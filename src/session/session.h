@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 
@@ -21,7 +22,14 @@ struct SessionContext {
   std::function<void()> request_quit;  // a client asked the server to exit
   Iperf3Desk* iperf3 = nullptr;        // the server's iperf3 tests (session/iperf3_server.h)
   uint64_t connection_number = 0;      // the order the server accepted this connection in
+  // When the connection's first message must be in: the control timeout
+  // counted from accept, so bytes dripped while the dispatch tells the
+  // protocol buy a slow client no time. Unset: the timeout from now.
+  std::chrono::steady_clock::time_point first_message_by{};
 };
+
+// The deadline for a session's first message (see first_message_by).
+std::chrono::steady_clock::time_point first_message_deadline(const SessionContext& ctx);
 
 // control stays open (and owned by the caller) when these return. The
 // server hands each new connection to one of them by its first bytes

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "e2e/daemons.h"
 #include "e2e/iperf3_peers.h"
 
 namespace flowperf::testing {
@@ -318,19 +319,7 @@ TEST(Iperf3Server, DaemonWritesItsPidAndIdles) {
   const Outcome c = run_client(Side::kFlowperf, port, {"-t", "1"});
   EXPECT_EQ(c.exit_code, 0) << c.err;
   // ... and then uses no CPU while idle.
-  auto ticks = [pid] {
-    std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
-    std::string s((std::istreambuf_iterator<char>(f)), {});
-    const auto close = s.rfind(')');
-    std::istringstream rest(s.substr(close + 2));
-    std::string field;
-    long utime = 0, stime = 0;
-    for (int i = 3; i <= 15 && rest >> field; ++i) {
-      if (i == 14) utime = std::stol(field);
-      if (i == 15) stime = std::stol(field);
-    }
-    return utime + stime;
-  };
+  auto ticks = [pid] { return cpu_ticks(pid); };
   const long before = ticks();
   std::this_thread::sleep_for(2s);
   EXPECT_LE(ticks() - before, 2) << "an idle daemon burnt CPU";

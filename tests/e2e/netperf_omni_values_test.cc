@@ -12,6 +12,7 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "e2e/netperf_peers.h"
@@ -41,13 +42,14 @@ struct AnyNetserver {
 };
 
 std::map<std::string, std::string> run_keyval(const std::string& netperf, uint16_t port,
-                                              const std::vector<std::string>& test) {
+                                              const std::vector<std::string>& test,
+                                              const char* selectors = kSelectors) {
   std::vector<std::string> argv = {netperf, "-H", "127.0.0.1", "-p", std::to_string(port),
                                    "-l",    "1"};
   // The test's own options follow "--", with -k's selectors.
   argv.insert(argv.end(), test.begin(), test.end());
   if (std::find(test.begin(), test.end(), "--") == test.end()) argv.push_back("--");
-  argv.insert(argv.end(), {"-k", kSelectors});
+  argv.insert(argv.end(), {"-k", selectors});
   const Outcome o = Process(argv).wait(30s);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   std::map<std::string, std::string> out;
@@ -121,6 +123,70 @@ TEST(NetperfOmniValues, UdpRrAndStream) {
                                           "RSR_SIZE_END", "LOCAL_CONG_CONTROL"};
   expect_like_netperf({"-t", "UDP_RR"}, false, sizes);
   expect_like_netperf({"-t", "UDP_STREAM", "--", "-m", "1000"}, false, sizes);
+}
+
+// Every selector netperf 2.7.1 fills (`-k all`) has a value from flowperf's
+// netperf too, against either server, but the per-call latencies of stream
+// tests: netperf times each blocking send()/recv(), and flowperf's data
+// sockets never block, so it has no such time to report (-1). Values that
+// describe the connection's settings are equal; the buffer-ring widths are
+// each end's own (flowperf uses one buffer per direction), and the real
+// netserver's come over the wire as it reported them.
+void expect_all_filled(const std::vector<std::string>& test, bool stream) {
+  AnyNetserver real_server(netserver_bin()), our_server(kFlowperfNetserver);
+  ASSERT_NE(real_server.port, 0);
+  ASSERT_NE(our_server.port, 0);
+  const auto want = run_keyval(netperf_bin(), real_server.port, test, "all");
+  ASSERT_GT(want.size(), 100u) << "netperf -k all printed too little";
+  const bool connection_test = std::find(test.begin(), test.end(), "TCP_CRR") != test.end();
+  size_t compared = 0;
+  for (const auto& [who, against_real, got] :
+       {std::tuple{"flowperf <-> flowperf", false,
+                   run_keyval(kFlowperfNetperf, our_server.port, test, "all")},
+        std::tuple{"flowperf <-> netserver", true,
+                   run_keyval(kFlowperfNetperf, real_server.port, test, "all")}}) {
+    SCOPED_TRACE(who);
+    for (const auto& [k, v] : want) {
+      if (!measured(v)) continue;
+      if (stream && k.ends_with("_LATENCY")) continue;
+      // netperf reads these from whichever connection is open when it looks
+      // (see expect_like_netperf).
+      if (connection_test && (k.ends_with("_CONG_CONTROL") || k.ends_with("_TRANSPORT_RETRANS")))
+        continue;
+      ASSERT_TRUE(got.contains(k)) << k << " not printed";
+      EXPECT_TRUE(measured(got.at(k))) << k << ": netperf printed " << v;
+      ++compared;
+    }
+    for (const char* k : {"PROTOCOL", "DIRECTION", "SOCKET_TYPE", "LOCAL_SEND_SIZE",
+                          "LOCAL_RECV_SIZE", "REQUEST_SIZE", "RESPONSE_SIZE"})
+      EXPECT_EQ(got.at(k), want.at(k)) << k;
+    // Widths: one buffer for each direction this end moves data in, 0 for
+    // the other, as netperf marks an unused direction.
+    EXPECT_EQ(got.at("LOCAL_SEND_WIDTH"), want.at("LOCAL_SEND_WIDTH") == "0" ? "0" : "1");
+    EXPECT_EQ(got.at("LOCAL_RECV_WIDTH"), want.at("LOCAL_RECV_WIDTH") == "0" ? "0" : "1");
+    if (against_real) {
+      // The real netserver's own ring, as its set-up response said.
+      const char* used = std::find(test.begin(), test.end(), "TCP_MAERTS") != test.end()
+                             ? "REMOTE_SEND_WIDTH"
+                             : "REMOTE_RECV_WIDTH";
+      EXPECT_EQ(got.at(used), want.at(used)) << used;
+    }
+  }
+  EXPECT_GT(compared, 100u);
+}
+
+TEST(NetperfOmniValues, EverySelectorNetperfFillsTcp) {
+  REQUIRE_PEER();
+  expect_all_filled({"-t", "TCP_STREAM"}, true);
+  expect_all_filled({"-t", "TCP_MAERTS"}, true);
+  expect_all_filled({"-t", "TCP_RR"}, false);
+  expect_all_filled({"-t", "TCP_CRR"}, false);
+}
+
+TEST(NetperfOmniValues, EverySelectorNetperfFillsUdp) {
+  REQUIRE_PEER();
+  expect_all_filled({"-t", "UDP_RR"}, false);
+  expect_all_filled({"-t", "UDP_STREAM", "--", "-m", "1000"}, true);
 }
 
 }  // namespace

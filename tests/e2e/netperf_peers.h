@@ -86,17 +86,19 @@ inline bool can_connect(uint16_t port) {
   return ok;
 }
 
-// A real netserver on its own port, killed when done.
+// A real netserver (or another binary that takes netserver's options) on
+// its own port, in the foreground, killed when done.
 class Netserver {
  public:
-  Netserver() : port_(free_port()) {
-    proc_ = std::make_unique<Process>(std::vector<std::string>{
-        netserver_bin(), "-D", "-p", std::to_string(port_), "-L", "127.0.0.1"});
+  explicit Netserver(const std::string& binary = netserver_bin()) : port_(free_port()) {
+    proc_ = std::make_unique<Process>(
+        std::vector<std::string>{binary, "-D", "-p", std::to_string(port_), "-L", "127.0.0.1"});
     for (auto end = Clock::now() + 10s; Clock::now() < end; std::this_thread::sleep_for(20ms))
       if (can_connect(port_)) return;
     port_ = 0;
   }
   uint16_t port() const { return port_; }
+  pid_t pid() const { return proc_->pid(); }
 
  private:
   uint16_t port_;

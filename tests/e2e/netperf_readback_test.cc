@@ -226,42 +226,6 @@ void run_and_check(const std::string& netperf_path, pid_t server, uint16_t port,
              {0x48, 5, tcp, /*cork=*/false, rcpu, !real_server}, type);
 }
 
-// flowperf's netserver personality, detached from nothing (-D), on its own port.
-class FlowperfNetserver {
- public:
-  FlowperfNetserver() : port_(free_port()) {
-    proc_ = std::make_unique<Process>(std::vector<std::string>{
-        kDir + "/netserver", "-D", "-p", std::to_string(port_), "-L", "127.0.0.1"});
-    for (auto end = Clock::now() + 10s; Clock::now() < end; std::this_thread::sleep_for(20ms))
-      if (can_connect(port_)) return;
-    port_ = 0;
-  }
-  uint16_t port() const { return port_; }
-  pid_t pid() const { return proc_->pid(); }
-
- private:
-  uint16_t port_;
-  std::unique_ptr<Process> proc_;
-};
-
-// A real netserver whose pid we know (Netserver in netperf_peers.h hides it).
-class RealNetserver {
- public:
-  RealNetserver() : port_(free_port()) {
-    proc_ = std::make_unique<Process>(std::vector<std::string>{
-        netserver_bin(), "-D", "-p", std::to_string(port_), "-L", "127.0.0.1"});
-    for (auto end = Clock::now() + 10s; Clock::now() < end; std::this_thread::sleep_for(20ms))
-      if (can_connect(port_)) return;
-    port_ = 0;
-  }
-  uint16_t port() const { return port_; }
-  pid_t pid() const { return proc_->pid(); }
-
- private:
-  uint16_t port_;
-  std::unique_ptr<Process> proc_;
-};
-
 bool can_take_fds() {
   const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, ::getpid(), 0));
   if (pidfd < 0) return false;
@@ -279,7 +243,7 @@ bool can_take_fds() {
 
 TEST(NetperfReadBack, FlowperfNetperfAgainstFlowperfNetserver) {
   REQUIRE_PIDFD();
-  FlowperfNetserver server;
+  Netserver server(kDir + "/netserver");
   ASSERT_NE(server.port(), 0);
   for (const char* test : {"TCP_STREAM", "UDP_RR"})
     run_and_check(kDir + "/netperf", server.pid(), server.port(), test, false, false);
@@ -288,7 +252,7 @@ TEST(NetperfReadBack, FlowperfNetperfAgainstFlowperfNetserver) {
 TEST(NetperfReadBack, FlowperfNetperfAgainstRealNetserver) {
   REQUIRE_PIDFD();
   REQUIRE_PEER();
-  RealNetserver server;
+  Netserver server;
   ASSERT_NE(server.port(), 0);
   for (const char* test : {"TCP_STREAM", "UDP_RR"})
     run_and_check(kDir + "/netperf", server.pid(), server.port(), test, false, true);
@@ -297,7 +261,7 @@ TEST(NetperfReadBack, FlowperfNetperfAgainstRealNetserver) {
 TEST(NetperfReadBack, RealNetperfAgainstFlowperfNetserver) {
   REQUIRE_PIDFD();
   REQUIRE_PEER();
-  FlowperfNetserver server;
+  Netserver server(kDir + "/netserver");
   ASSERT_NE(server.port(), 0);
   for (const char* test : {"TCP_STREAM", "UDP_RR"})
     run_and_check(netperf_bin(), server.pid(), server.port(), test, true, false);

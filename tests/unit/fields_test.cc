@@ -153,8 +153,9 @@ TEST(Fields, EveryMessageFieldCrossesTheWire) {
 // names, but the documented document is written without proto.
 TEST(Fields, UserJsonOfASideHasTheDocumentedKeys) {
   const auto j = report::side_json(filled<results::SideResult>());
-  for (const char* key : {"elapsed_s", "threads", "sndbuf", "rcvbuf", "sndbuf_end", "rcvbuf_end",
-                          "latency", "cpu", "nic", "intervals", "flows"})
+  for (const char* key :
+       {"elapsed_s", "threads", "sndbuf", "rcvbuf", "sndbuf_end", "rcvbuf_end", "send_width",
+        "recv_width", "latency", "cpu", "nic", "intervals", "flows"})
     EXPECT_TRUE(j.contains(key)) << key;
   EXPECT_TRUE(j["flows"][0].contains("tcp_info"));
   EXPECT_TRUE(j["latency"].contains("buckets"));
