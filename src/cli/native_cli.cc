@@ -58,6 +58,7 @@ struct ClientArgs {
   std::string confidence;         // --confidence LEVEL[,WIDTH]
   std::optional<uint32_t> batch;  // not given: UDP_STREAM batches 32, other tests 1
   bool gso = false, gro = false, busy_poll = false, rst_close = false, sendfile = false;
+  bool call_latency = false;
 };
 
 // What a repeated test aims for. --repeat N alone runs exactly N times and
@@ -249,6 +250,7 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.busy_poll = a.busy_poll;
   s.rst_close = a.rst_close;
   s.sendfile = a.sendfile;
+  s.call_latency = a.call_latency;
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
   s.ip_family = a.v4 ? IpFamily::kV4 : a.v6 ? IpFamily::kV6 : IpFamily::kAny;
   if (a.given.count) {
@@ -604,6 +606,9 @@ ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
   app.add_flag("--sendfile", c.sendfile,
                "TCP_STREAM, TCP_MAERTS: the sender sends with sendfile() from an in-memory file, "
                "without copying from a user buffer (netperf's TCP_SENDFILE, iperf3 -Z)");
+  app.add_flag("--call-latency", c.call_latency,
+               "TCP_STREAM, TCP_MAERTS, UDP_STREAM: time each send and receive call, waits for "
+               "the socket included, into each side's latency histogram (--json)");
   h.udp_rr_min_timeout = app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
                                         "UDP_RR: smallest per-transaction timeout in microseconds")
                              ->capture_default_str();

@@ -67,6 +67,9 @@ spec::TestSpec netperf_spec(const NetperfArgs& a, const NetperfSystemDefaults& s
   s.sendfile = a.test == NetperfTest::kTcpSendfile;
   const auto& info = spec::info(s.test);
   const bool udp = info.protocol == spec::Protocol::kUdp;
+  // netperf (built with histograms, as netperf 2.7.1 is here) times each
+  // send and receive call of a stream test: the latency selectors' values.
+  s.call_latency = info.workload == spec::Workload::kStream;
 
   s.ip_family = a.data_family != IpFamily::kAny ? a.data_family : a.family;
   s.duration_s = a.duration_s;

@@ -90,9 +90,11 @@ Wait TcpSendFlow::step(PhaseRef phase, Clock::time_point) noexcept {
       break;
     }
     size_t len = quota_ ? std::min<uint64_t>(size_, quota_ - sent_) : size_;
+    call_timer.start();
     ssize_t n = file >= 0 ? net::data::sendfile_from_start(fd, file, len)
                           : net::data::send(fd, buf_.get(), len, MSG_NOSIGNAL);
     if (n > 0) {
+      call_timer.done(histogram);
       sent_ += static_cast<uint64_t>(n);
       counters.bytes_sent.add(static_cast<uint64_t>(n));
       counters.send_calls.add(1);
@@ -128,8 +130,10 @@ Wait TcpRecvFlow::step(PhaseRef phase, Clock::time_point) noexcept {
   if (load(phase) == Phase::kAbort) return finished();
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
+    call_timer.start();
     ssize_t n = net::data::recv(fd, buf_.get(), size_, 0);
     if (n > 0) {
+      call_timer.done(histogram);
       if (touch) touch_sink_ += touch_bytes(buf_.get(), static_cast<size_t>(n));
       counters.bytes_recv.add(static_cast<uint64_t>(n));
       counters.recv_calls.add(1);
@@ -256,8 +260,10 @@ Wait UdpSendFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     // Every datagram carries its own sequence number; the datagrams of one
     // call share the time the call was made.
     for (uint32_t i = 0; i < n; ++i) stamp(buf_.get() + size_t{i} * size_, seq_ + i, now);
+    call_timer.start();
     ssize_t k = send_batch(n);
     if (k > 0) {
+      call_timer.done(histogram);
       const uint64_t sent = static_cast<uint64_t>(k);
       seq_ += sent;
       sent_bytes_ += sent * size_;

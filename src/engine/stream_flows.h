@@ -42,6 +42,27 @@ using PageBuffer = std::unique_ptr<char[], FreeBytes>;
 // `size` bytes (at least one page), page-aligned; throws std::bad_alloc.
 PageBuffer page_buffer(size_t size);
 
+// --call-latency: how long each send (receive) call took, from its first
+// try until the kernel took (gave) the data, waits for room (for data)
+// included: the time a blocking call would have taken, as netperf times
+// its stream calls. Recorded in the flow's histogram; off, it costs a branch.
+class CallTimer {
+ public:
+  bool on = false;
+  void start() noexcept {
+    if (on && t0_ == Clock::time_point{}) t0_ = Clock::now();
+  }
+  void done(measure::Histogram* h) noexcept {
+    if (!on) return;
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_);
+    if (h) h->record(static_cast<uint64_t>(std::max<int64_t>(ns.count(), 0)));
+    t0_ = {};
+  }
+
+ private:
+  Clock::time_point t0_{};
+};
+
 class TcpSendFlow final : public Flow {
  public:
   // With `from_file` (--sendfile) each send is a sendfile(2) from an
@@ -53,6 +74,7 @@ class TcpSendFlow final : public Flow {
   int initial_fd() const noexcept override { return fd_.get(); }
   // The file sendfile() reads, -1 without --sendfile (tests write into it).
   int source_fd() const noexcept { return file_.get(); }
+  CallTimer call_timer;
 
  private:
   net::Fd fd_;
@@ -72,6 +94,7 @@ class TcpRecvFlow final : public Flow {
   int initial_fd() const noexcept override { return fd_.get(); }
   // Read through every byte received (qperf's access_recv: a CPU cost only).
   bool touch = false;
+  CallTimer call_timer;
 
  private:
   net::Fd fd_;
@@ -120,6 +143,7 @@ class UdpSendFlow final : public Flow {
   // Paced: datagrams sent back to back each time the pace allows one
   // (iperf3 -b RATE/N), the pace kept on average; 0 or 1: one at a time.
   uint32_t burst = 0;
+  CallTimer call_timer;  // the sends' times (a wait for the pace is not one)
 
  private:
   // Writes datagram i's header (sequence number seq, send time t).

@@ -59,11 +59,15 @@ net::SocketOptions socket_options(const spec::TestSpec& s, spec::End end) {
 std::unique_ptr<Flow> stream_flow(const spec::TestSpec& s, net::Fd fd, bool sends, uint64_t quota,
                                   uint64_t rate_bps, std::string_view fill, const FlowOptions& fo) {
   if (spec::info(s.test).protocol == spec::Protocol::kTcp) {
-    if (sends)
-      return std::make_unique<TcpSendFlow>(std::move(fd), s.effective_send_size(), quota,
-                                           s.sendfile, fill);
+    if (sends) {
+      auto tcp = std::make_unique<TcpSendFlow>(std::move(fd), s.effective_send_size(), quota,
+                                               s.sendfile, fill);
+      tcp->call_timer.on = s.call_latency;
+      return tcp;
+    }
     auto tcp = std::make_unique<TcpRecvFlow>(std::move(fd), s.effective_recv_size());
     tcp->touch = fo.touch_received;
+    tcp->call_timer.on = s.call_latency;
     return tcp;
   }
   if (sends) {
@@ -71,6 +75,7 @@ std::unique_ptr<Flow> stream_flow(const spec::TestSpec& s, net::Fd fd, bool send
                                              rate_bps, UdpBatching{s.batch, s.gso, false}, fill);
     udp->header = fo.udp_header;
     udp->burst = fo.udp_burst;
+    udp->call_timer.on = s.call_latency;
     return udp;
   }
   auto udp = std::make_unique<UdpRecvFlow>(std::move(fd),

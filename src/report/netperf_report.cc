@@ -163,6 +163,12 @@ std::string stream_table(const results::TestResult& r, const NetperfReportOption
                    static_cast<unsigned long long>(calls), per(rbytes, rcalls),
                    static_cast<unsigned long long>(rcalls));
     out += cformat("\nMaximum\nSegment\nSize (bytes)\n%6d\n", v.transport_mss);
+    // This end's call times (TestSpec::call_latency), as netperf's histogram.
+    if (r.local_side.latency.count() > 0) {
+      out += maerts ? "\n\nHistogram of time spent in recv() call.\n"
+                    : "\n\nHistogram of time spent in send() call.\n";
+      out += netperf_histogram(r.local_side.latency);
+    }
   }
   return out;
 }
@@ -203,6 +209,10 @@ std::string udp_stream_table(const results::TestResult& r, const NetperfReportOp
                    v.elapsed_s, sent, errors, v.local_send_tput);
     out += cformat("%6d           %-7.2f   %7llu           %7.2f\n\n", v.rsr, v.elapsed_s, received,
                    v.remote_recv_tput);
+  }
+  if (o.verbosity > 1 && r.local_side.latency.count() > 0) {
+    out += "\nHistogram of time spent in send() call\n";
+    out += netperf_histogram(r.local_side.latency);
   }
   return out;
 }
@@ -575,10 +585,11 @@ OmniValues netperf_values(const results::TestResult& r, const NetperfReportOptio
   v.local_socket_tos = r.spec.local.tos;
   v.remote_socket_tos = r.spec.remote.tos;
 
-  // Per-transaction latency (RR): whole microseconds for the integer
+  // Per-transaction latency (RR), or per send or receive call (a stream
+  // test's, TestSpec::call_latency): whole microseconds for the integer
   // selectors, as netperf keeps its histogram.
   const measure::Histogram& h = r.local_side.latency;
-  if (rr && h.count() > 0) {
+  if (h.count() > 0) {
     auto us = [](uint64_t ns) {
       return static_cast<int>(std::min<uint64_t>(ns / 1000, INT32_MAX));
     };
@@ -620,15 +631,18 @@ namespace {
 // netperf_confidence_sample.
 enum Averaged : size_t { kThroughput, kLocalCpu, kRemoteCpu, kElapsed, kLocalSd, kRemoteSd };
 
-// What OMNI output adds at -v 2 for a request/response test: the latency
-// histogram, named as netperf names its transactions. (netperf's histogram
-// of send() or recv() times in stream tests is not measured here.)
+// What OMNI output adds at -v 2: the latency histogram, named as netperf
+// names what it timed (transactions, or a stream test's send or recv calls).
 std::string omni_histogram(const results::TestResult& r, const NetperfReportOptions& o) {
-  if (o.verbosity < 2 || !is_rr(r.spec.test) || r.local_side.latency.count() == 0) return {};
-  return std::string("\nHistogram of ") +
-         (spec::info(r.spec.test).connect_per_transaction ? "connect/request/response/close"
-                                                          : "request/response") +
-         " times\n" + netperf_histogram(r.local_side.latency);
+  if (o.verbosity < 2 || r.local_side.latency.count() == 0) return {};
+  const char* what = r.spec.test == TestKind::kTcpCc ? "connect/close"
+                     : spec::info(r.spec.test).connect_per_transaction
+                         ? "connect/request/response/close"
+                     : is_rr(r.spec.test)                  ? "request/response"
+                     : r.spec.test == TestKind::kTcpMaerts ? "recv"
+                                                           : "send";
+  return std::string("\nHistogram of ") + what + " times\n" +
+         netperf_histogram(r.local_side.latency);
 }
 
 std::string render(const results::TestResult& r, const NetperfReportOptions& o,

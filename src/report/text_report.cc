@@ -61,6 +61,7 @@ std::string text_header(const results::TestResult& r) {
   if (s.busy_poll) out += ", busy-poll";
   if (s.rst_close) out += ", RST close";
   if (s.sendfile) out += ", sendfile";
+  if (s.call_latency) out += ", call latency";
   out += "\n";
   return out;
 }

@@ -61,6 +61,7 @@ void visit_fields(Spec& s, F&& field) {
   field("gro", s.gro);
   field("busy_poll", s.busy_poll);
   field("rst_close", s.rst_close);
+  field("call_latency", s.call_latency);
   field("sendfile", s.sendfile);
 }
 

@@ -180,6 +180,11 @@ std::vector<std::string> validate(const TestSpec& s, End here) {
   if (s.busy_poll && t.workload != Workload::kRr)
     add(fmt::format("--busy-poll: busy polling applies to TCP_RR, TCP_CRR and UDP_RR, not {}",
                     t.name));
+  if (s.call_latency && t.workload != Workload::kStream)
+    add(
+        fmt::format("--call-latency: timing each send and receive call applies to TCP_STREAM, "
+                    "TCP_MAERTS and UDP_STREAM; {} measures each transaction's latency already",
+                    t.name));
   if (s.rst_close && s.test != TestKind::kTcpCrr)
     add(fmt::format("--rst-close: closing with an RST applies to TCP_CRR only, not {}", t.name));
   if (s.sendfile && s.test != TestKind::kTcpStream && s.test != TestKind::kTcpMaerts)

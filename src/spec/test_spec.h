@@ -151,6 +151,11 @@ struct TestSpec {
   // TCP_SENDFILE, iperf3's -Z): the kernel takes the file's pages by
   // reference instead of copying a user buffer into the socket.
   bool sendfile = false;
+  // Stream tests: each send (receive) call's time, from its first try until
+  // the kernel took (gave) the data, goes in the latency histogram
+  // (--call-latency; netperf's latency selectors of a stream test). TCP:
+  // both ends' calls; UDP_STREAM: the sender's.
+  bool call_latency = false;
 
   // The default UDP size is kUdpDefaultSizeV4; a client that finds it
   // talks IPv6 sets kUdpDefaultSizeV6 explicitly.

@@ -304,6 +304,58 @@ TEST_F(PerfModes, SendfileOutsideTcpStreamsIsAUsageError) {
   }
 }
 
+// ---- call latency ----
+
+uint64_t histogram_count(const json& latency) {
+  uint64_t n = 0;
+  for (const json& b : latency["buckets"]) n += u64(b[1]);
+  return n;
+}
+
+uint64_t sum_of(const json& side, const char* key) {
+  uint64_t n = 0;
+  for (const json& f : side["flows"]) n += u64(f[key]);
+  return n;
+}
+
+// Each send and receive call is timed once: a side's histogram holds as
+// many times as the side made calls that moved data (TCP: both ends; UDP:
+// the sender). Without --call-latency a stream test's histograms are empty.
+TEST_F(PerfModes, CallLatencyTimesEachCallThatMovedData) {
+  for (const char* test : {"TCP_STREAM", "TCP_MAERTS"}) {
+    for (bool many : {false, true}) {
+      SCOPED_TRACE(std::string(test) + (many ? " -P 2" : " -P 1"));
+      std::vector<std::string> args = {"-t", test, "-n", "8M", "-m", "64K", "--call-latency"};
+      if (many) args.insert(args.end(), {"-P", "2", "--threads", "2"});
+      json j = run_json(args);
+      EXPECT_EQ(j["spec"]["call_latency"], true);
+      const bool up = std::string(test) == "TCP_STREAM";
+      const json& sender = j[up ? "local" : "remote"];
+      const json& receiver = j[up ? "remote" : "local"];
+      EXPECT_EQ(sum_of(sender, "send_calls"), 128u);  // 8M in 64K sends
+      EXPECT_EQ(histogram_count(sender["latency"]), sum_of(sender, "send_calls"));
+      EXPECT_GE(sum_of(receiver, "recv_calls"), 1u);
+      EXPECT_EQ(histogram_count(receiver["latency"]), sum_of(receiver, "recv_calls"));
+      EXPECT_GT(u64(sender["latency"]["min"]), 0u);
+    }
+  }
+  json udp = run_json({"-t", "UDP_STREAM", "-n", "64K", "-m", "1K", "--batch", "1",
+                       "--call-latency"});
+  EXPECT_EQ(sum_of(udp["local"], "send_calls"), 64u);
+  EXPECT_EQ(histogram_count(udp["local"]["latency"]), 64u);
+  json off = run_json({"-t", "TCP_STREAM", "-n", "1M"});
+  EXPECT_EQ(histogram_count(off["local"]["latency"]), 0u);
+  EXPECT_EQ(histogram_count(off["remote"]["latency"]), 0u);
+  Outcome text = client({"-t", "TCP_STREAM", "-n", "1M", "--call-latency"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("call latency"), std::string::npos) << text.out;
+  for (const char* test : {"TCP_RR", "TCP_CRR", "UDP_RR"}) {
+    Outcome o = client({"-t", test, "--call-latency"});
+    EXPECT_EQ(o.exit_code, 2) << test;
+    EXPECT_NE(o.err.find("--call-latency"), std::string::npos) << o.err;
+  }
+}
+
 // ---- many flows ----
 
 TEST_F(PerfModes, UdpRrManyFlowsOnTwoThreads) {

@@ -628,6 +628,7 @@ TestSpec Unusual(TestKind kind) {
   s.busy_poll = true;
   s.rst_close = true;
   s.sendfile = true;
+  s.call_latency = true;
   return s;
 }
 
@@ -669,6 +670,7 @@ void ExpectSameSpec(const TestSpec& a, const TestSpec& b) {
   EXPECT_EQ(a.busy_poll, b.busy_poll);
   EXPECT_EQ(a.rst_close, b.rst_close);
   EXPECT_EQ(a.sendfile, b.sendfile);
+  EXPECT_EQ(a.call_latency, b.call_latency);
   EXPECT_TRUE(a == b);  // and whatever the list above missed
 }
 
