@@ -25,7 +25,8 @@ Histogram histogram_from_json(const json& j) {
   Histogram::Snapshot s;
   auto get = [&](const char* key) {
     auto it = j.find(key);
-    if (it == j.end()) throw std::invalid_argument(std::string("histogram lacks field '") + key + "'");
+    if (it == j.end())
+      throw std::invalid_argument(std::string("histogram lacks field '") + key + "'");
     auto v = core::checked_get<uint64_t>(*it);
     if (!v)
       throw std::invalid_argument(std::string("histogram field '") + key +

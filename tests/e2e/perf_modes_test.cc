@@ -339,8 +339,8 @@ TEST_F(PerfModes, CallLatencyTimesEachCallThatMovedData) {
       EXPECT_GT(u64(sender["latency"]["min"]), 0u);
     }
   }
-  json udp = run_json({"-t", "UDP_STREAM", "-n", "64K", "-m", "1K", "--batch", "1",
-                       "--call-latency"});
+  json udp =
+      run_json({"-t", "UDP_STREAM", "-n", "64K", "-m", "1K", "--batch", "1", "--call-latency"});
   EXPECT_EQ(sum_of(udp["local"], "send_calls"), 64u);
   EXPECT_EQ(histogram_count(udp["local"]["latency"]), 64u);
   json off = run_json({"-t", "TCP_STREAM", "-n", "1M"});
