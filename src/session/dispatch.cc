@@ -10,6 +10,7 @@
 #include <exception>
 #include <thread>
 
+#include "core/deadline.h"
 #include "proto/framing.h"
 #include "proto/iperf3_wire.h"
 #include "proto/qperf_wire.h"
@@ -59,8 +60,7 @@ constexpr size_t kPeekBytes = proto::iperf3::kCookieBytes;
 
 std::chrono::steady_clock::time_point first_message_deadline(const SessionContext& ctx) {
   if (ctx.first_message_by != Clock::time_point{}) return ctx.first_message_by;
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                            std::chrono::duration<double>(ctx.config->control_timeout_s));
+  return core::after(ctx.config->control_timeout_s);
 }
 
 const std::vector<ProtocolRow>& protocol_table() {
@@ -90,9 +90,7 @@ const ProtocolRow* classify(std::span<const uint8_t> first, bool complete) {
 }
 
 void dispatch_control_connection(int control, const SessionContext& ctx) {
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                         std::chrono::duration<double>(ctx.config->control_timeout_s));
+  const auto deadline = core::after(ctx.config->control_timeout_s);
   uint8_t first[kPeekBytes];
   size_t have = 0;
   const ProtocolRow* row = nullptr;
