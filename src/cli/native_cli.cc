@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -48,6 +49,9 @@ struct ClientArgs {
   std::string cc, tos, priority, cpu_bind;
   bool keepalive = false, cork = false;
   uint32_t burst = 0;
+  std::string open_rate, arrival = "fixed";  // --rate, --arrival
+  uint64_t seed = 1;
+  uint32_t max_outstanding = spec::TestSpec{}.max_outstanding;
   // Which options the command line gave (a default is not a choice).
   struct Given {
     bool host = false, length = false, count = false, send_size = false, recv_size = false,
@@ -60,6 +64,26 @@ struct ClientArgs {
   bool gso = false, gro = false, busy_poll = false, rst_close = false, sendfile = false;
   bool call_latency = false;
 };
+
+// --rate: transactions a second, a decimal number with an optional k or M
+// (thousands, millions).
+double parse_transaction_rate(const std::string& text) {
+  double v = 0;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v);
+  double scale = 1;
+  if (ec == std::errc() && p + 1 == end && (*p == 'k' || *p == 'K')) {
+    scale = 1e3;
+    ++p;
+  } else if (ec == std::errc() && p + 1 == end && *p == 'M') {
+    scale = 1e6;
+    ++p;
+  }
+  if (ec != std::errc() || p != end || !(v > 0) || !std::isfinite(v))
+    throw usage_error("--rate " + text +
+                      ": give transactions a second as a number above 0, e.g. 2000 or 2.5k");
+  return v * scale;
+}
 
 // What a repeated test aims for. --repeat N alone runs exactly N times and
 // judges the runs against 95% and 5%; --confidence stops as soon as the
@@ -245,6 +269,19 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.keepalive = a.keepalive;
   s.cork = a.cork;
   s.burst = a.burst;
+  if (!a.open_rate.empty()) {
+    s.rate_tps = parse_transaction_rate(a.open_rate);
+    // Requests in flight together: with Nagle's algorithm a small request
+    // (or answer) waits for the one before it to be acknowledged, which a
+    // delayed ACK puts off by up to 40 ms, so the test would measure that.
+    s.nodelay = true;
+  }
+  const auto arrival = spec::parse_arrival(a.arrival);
+  if (!arrival)
+    throw usage_error("--arrival " + a.arrival + ": the arrivals are 'fixed' or 'poisson'");
+  s.arrival = *arrival;
+  s.seed = a.seed;
+  s.max_outstanding = a.max_outstanding;
   s.gso = a.gso;
   s.gro = a.gro;
   s.busy_poll = a.busy_poll;
@@ -577,6 +614,18 @@ ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
   app.add_option("--burst", c.burst,
                  "TCP_RR, UDP_RR: keep this many requests in flight beyond the first (netperf's "
                  "test -b)");
+  app.add_option("--rate", c.open_rate,
+                 "TCP_RR, UDP_RR: open loop, this many requests a second in all (k, M suffixes), "
+                 "sent on schedule whether or not answers came; latency counts from each "
+                 "request's intended time");
+  app.add_option("--arrival", c.arrival,
+                 "with --rate: 'fixed' gaps (default) or 'poisson' (exponential gaps from --seed)");
+  app.add_option("--seed", c.seed, "with --arrival poisson: the random sequence's seed")
+      ->capture_default_str();
+  app.add_option("--max-outstanding", c.max_outstanding,
+                 "with --rate: requests in flight per stream at most; later ones wait for an "
+                 "answer and still count from their intended time")
+      ->capture_default_str();
   app.add_flag("--json", c.json, "print one JSON document (see docs/json.md)");
   app.add_flag("--cpu", c.cpu,
                "show CPU utilization and service demand of both ends (JSON always has them)");

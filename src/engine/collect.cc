@@ -41,6 +41,11 @@ results::SideResult collect(Side& side, Clock::time_point cap) {
     fr.duplicates = c.duplicates.get();
     fr.send_errors = c.send_errors.get();
     fr.connects = c.connects.get();
+    fr.sched_intended = c.sched_intended.get();
+    fr.sched_late = c.sched_late.get();
+    fr.sched_held = c.sched_held.get();
+    fr.sched_unsent = c.sched_unsent.get();
+    fr.sched_max_lag_ns = c.sched_max_lag_ns.get();
     if (auto* u = dynamic_cast<const UdpRecvFlow*>(&f)) fr.jitter_ns = u->tracker().jitter_ns();
     fr.finished = done && f.error.empty() && side.phase() != Phase::kAbort;
     fr.error = f.error;

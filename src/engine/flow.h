@@ -52,6 +52,11 @@ struct FlowCounters {
   // UDP receivers, published for interval samples: the highest sequence
   // number seen + 1, and the running jitter (ns).
   Counter seq_expected, jitter_ns;
+  // Open-loop clients (engine/open_loop.h): requests sent, those sent more
+  // than kLateSendNs after their intended time, those that waited for the
+  // cap of requests in flight, those due but never sent, and the longest
+  // delay of a send (ns).
+  Counter sched_intended, sched_late, sched_held, sched_unsent, sched_max_lag_ns;
 };
 
 // Test phases, shared by all workers of one side.

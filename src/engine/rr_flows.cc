@@ -42,23 +42,51 @@ bool drain_to_eof(int fd, FlowCounters& c, int* err) {
 }  // namespace
 
 void RequestWindow::reset(uint32_t extra) {
-  window = extra ? extra + 1 : 0;
+  window = limit = extra ? extra + 1 : 0;
   ring = window ? std::make_unique<Sent[]>(window) : nullptr;
   head = count = 0;
   started = 0;
   send_off = recv_off = 0;
 }
 
+void RequestWindow::reset_open(uint32_t most) {
+  reset(0);
+  limit = std::max<uint32_t>(most, 1);
+  window = std::min<uint32_t>(limit, 16);
+  ring = std::make_unique<Sent[]>(window);
+}
+
+bool RequestWindow::grow() noexcept {
+  if (window >= limit) return false;
+  const uint32_t bigger = std::min<uint32_t>(limit, window * 2);
+  Sent* r = new (std::nothrow) Sent[bigger];
+  if (!r) return false;  // out of memory: the requests wait as if at the cap
+  for (uint32_t k = 0; k < count; ++k) r[k] = nth(k);
+  ring.reset(r);
+  window = bigger;
+  head = 0;
+  return true;
+}
+
 // ---- TCP_RR client ----
 
 void TcpRrClientFlow::set_first_burst(uint32_t n) { burst_.reset(n); }
 
+void TcpRrClientFlow::set_open_loop(const OpenLoopPlan& p) {
+  burst_.reset_open(p.limit);
+  sched_.plan(p);
+}
+
 // With a first burst the flow keeps up to n + 1 requests in flight: it
 // sends while the window has room and reads responses as they come, each
-// one completing the oldest request. Non-blocking only (can_block()).
-Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
+// one completing the oldest request. In an open loop a request also waits
+// for its time on the schedule, and its latency counts from then.
+// Non-blocking only (can_block()).
+Wait TcpRrClientFlow::step_burst(PhaseRef phase, Clock::time_point now) noexcept {
   const int fd = fd_.get();
   RequestWindow& w = burst_;
+  const bool open = sched_.on();
+  if (open && !sched_.started()) sched_.start(now);
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
     if (state_ == State::kAwaitEof) {
@@ -67,21 +95,43 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
       if (err) return fail("waiting for the server to finish", err);
       return wait_read(fd);
     }
-    const bool may_start = load(phase) == Phase::kRun && (!quota_ || w.started < quota_);
+    const bool run = load(phase) == Phase::kRun;
+    if (open && !run && !unsent_counted_) {
+      unsent_counted_ = true;
+      count_unsent(counters, sched_, rr::now());
+    }
+    bool may_start = run && (!quota_ || w.started < quota_);
     if (w.count == 0 && !may_start) {
       ::shutdown(fd, SHUT_WR);
       state_ = State::kAwaitEof;
       continue;
     }
+    // Open loop: a request waits for its time.
+    Clock::time_point t{};
+    if (open && may_start && w.send_off == 0) {
+      t = rr::now();
+      if (sched_.due() > t) may_start = false;
+    }
+    if (open && may_start && w.send_off == 0 && w.full()) sched_.note_full(t);
     bool progress = false, send_blocked = false, recv_blocked = false;
     // 1. The request under way, or a new one while the burst has room.
     if (w.send_off > 0 || (may_start && !w.full())) {
-      if (w.send_off == 0) {
-        w.push(rr::now(), 0);
-        ++w.started;
-      }
+      // A request is in the window once its first bytes are sent.
+      const bool fresh = w.send_off == 0;
+      const Clock::time_point at = fresh && !open ? rr::now() : t;
       ssize_t n = net::data::send(fd, buf_.get() + w.send_off, req_ - w.send_off, MSG_NOSIGNAL);
       if (n > 0) {
+        if (fresh) {
+          if (open) {
+            const Clock::time_point due = sched_.due();
+            count_send(counters, due, at, sched_.held(due));
+            sched_.advance();
+            w.push(at, due, 0);
+          } else {
+            w.push(at, at, 0);
+          }
+          ++w.started;
+        }
         counters.bytes_sent.add(static_cast<uint64_t>(n));
         counters.send_calls.add(1);
         w.send_off += static_cast<uint32_t>(n);
@@ -104,7 +154,7 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
         w.recv_off += static_cast<uint32_t>(n);
         if (w.recv_off == resp_) {
           w.recv_off = 0;
-          record(histogram, w.oldest().at, rr::now());
+          record(histogram, w.oldest().from, rr::now());
           w.pop();
           ++done_;
           counters.transactions.add(1);
@@ -124,6 +174,9 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase) noexcept {
     Wait wait = wait_read(fd);
     wait.events =
         (recv_blocked ? 0x001u /*EPOLLIN*/ : 0u) | (send_blocked ? 0x004u /*EPOLLOUT*/ : 0u);
+    // The next request's time, unless it waits for room (an answer).
+    if (open && run && !send_blocked && w.count < w.limit && (!quota_ || w.started < quota_))
+      wait.deadline = sched_.due();
     return wait;
   }
 }
@@ -143,7 +196,7 @@ TcpRrClientFlow::TcpRrClientFlow(net::Fd fd, uint32_t req, uint32_t resp, uint64
 }
 
 Wait TcpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
-  if (burst_.window) return step_burst(phase);
+  if (burst_.window) return step_burst(phase, now);
   const int fd = fd_.get();
   if (load(phase) == Phase::kAbort) return finished();
   // Blocking, whole messages: a send and a recv per transaction and little
@@ -323,9 +376,11 @@ Wait TcpRrServerFlow::step(PhaseRef phase, Clock::time_point) noexcept {
         off_ = 0;
         sending_ = false;
         counters.transactions.add(1);
-        // The next request (or EOF) cannot come before the client has read
-        // this answer: wait for it rather than read to EAGAIN first.
-        if (!blocking_) return wait_answer(fd);
+        // One request at a time, the next (or EOF) cannot come before the
+        // client has read this answer: wait for it rather than read to
+        // EAGAIN first. Pipelined, it may be here already, and an
+        // edge-triggered wait would never see it come.
+        if (!blocking_ && !pipelined) return wait_answer(fd);
       }
       continue;
     }

@@ -24,36 +24,49 @@
 #include <vector>
 
 #include "engine/flow.h"
+#include "engine/open_loop.h"
 #include "engine/udp_drain.h"
 #include "net/fd.h"
 #include "net/socket.h"
 
 namespace flowperf::engine {
 
-// The requests a client has in flight in a burst, oldest first: when each
-// was sent (and its sequence number, for UDP), in a ring as long as the burst
-// allows. A response completes the oldest, so every latency stays exact.
+// The requests a client has in flight in a burst or an open loop, oldest
+// first: when each was sent, when its latency counts from (the send, or in
+// an open loop its intended time), and its sequence number (UDP), in a ring.
+// A response completes the oldest, so every latency stays exact. A burst's
+// ring is as long as the burst allows; an open loop's grows as requests pile
+// up, up to its cap, so that 10,000 flows do not each hold their cap's worth.
 struct RequestWindow {
   struct Sent {
-    Clock::time_point at;
+    Clock::time_point at, from;
     uint64_t seq = 0;
   };
   std::unique_ptr<Sent[]> ring;
-  uint32_t window = 0;  // 0: no burst; otherwise n + 1 requests at most
+  uint32_t window = 0;  // the ring's length; 0: no burst, no open loop
+  uint32_t limit = 0;   // requests in flight at most
   uint32_t head = 0, count = 0;
   uint64_t started = 0;                 // requests begun
   uint32_t send_off = 0, recv_off = 0;  // TCP: bytes of the request and response under way
+  // A burst of `extra` requests beyond the first (0: none).
   void reset(uint32_t extra);
-  bool full() const noexcept { return count >= window; }
-  void push(Clock::time_point at, uint64_t seq) noexcept {
-    ring[(head + count) % window] = {at, seq};
+  // An open loop's: at most `most` in flight.
+  void reset_open(uint32_t most);
+  // Whether no request may be added (the ring grows first when it can).
+  bool full() noexcept { return count >= limit || (count == window && !grow()); }
+  void push(Clock::time_point at, Clock::time_point from, uint64_t seq) noexcept {
+    ring[(head + count) % window] = {at, from, seq};
     ++count;
   }
   const Sent& oldest() const noexcept { return ring[head]; }
+  const Sent& nth(uint32_t k) const noexcept { return ring[(head + k) % window]; }
   void pop() noexcept {
     head = (head + 1) % window;
     --count;
   }
+
+ private:
+  bool grow() noexcept;
 };
 
 class TcpRrClientFlow final : public Flow {
@@ -68,9 +81,12 @@ class TcpRrClientFlow final : public Flow {
   // netperf's first burst (-b n): up to n requests beyond the first in
   // flight. Call before the test starts; 0 (the default) is one at a time.
   void set_first_burst(uint32_t n);
+  // Open loop (TestSpec::rate_tps): requests go out on this plan's schedule.
+  // Call before the test starts.
+  void set_open_loop(const OpenLoopPlan& p);
 
  private:
-  Wait step_burst(PhaseRef phase) noexcept;
+  Wait step_burst(PhaseRef phase, Clock::time_point now) noexcept;
   enum class State { kSend, kRecv, kAwaitEof };
   net::Fd fd_;
   std::unique_ptr<char[]> buf_;
@@ -82,6 +98,8 @@ class TcpRrClientFlow final : public Flow {
   uint32_t off_ = 0;
   Clock::time_point t0_{};
   RequestWindow burst_;
+  Schedule sched_;
+  bool unsent_counted_ = false;  // open loop: the requests never sent are counted
 };
 
 class TcpRrServerFlow final : public Flow {
@@ -89,6 +107,8 @@ class TcpRrServerFlow final : public Flow {
   TcpRrServerFlow(net::Fd fd, uint32_t req, uint32_t resp);
   Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
   int initial_fd() const noexcept override { return fd_.get(); }
+  // The client keeps several requests in flight (a burst, an open loop).
+  bool pipelined = false;
 
  private:
   net::Fd fd_;
@@ -253,9 +273,12 @@ class UdpRrClientFlow final : public Flow {
   // flight; a response answers the oldest (by sequence when matching), and
   // the oldest times out alone. Call before the test starts.
   void set_first_burst(uint32_t n);
+  // Open loop (TestSpec::rate_tps): requests go out on this plan's schedule.
+  // Call before the test starts.
+  void set_open_loop(const OpenLoopPlan& p);
 
  private:
-  Wait step_burst(PhaseRef phase) noexcept;
+  Wait step_burst(PhaseRef phase, Clock::time_point now) noexcept;
   // Blocking mode: whether the next request may wait for its answer in a
   // blocking recv (bounded by a coarse SO_RCVTIMEO, set on first use).
   bool use_coarse_wait() noexcept;
@@ -292,6 +315,8 @@ class UdpRrClientFlow final : public Flow {
   bool chained_ = false;  // t0_ holds the last answer's arrival: the next request starts then
   RttTimeout rto_;
   RequestWindow burst_;
+  Schedule sched_;
+  bool unsent_counted_ = false;  // open loop: the requests never sent are counted
 };
 
 class UdpRrServerFlow final : public Flow {

@@ -87,6 +87,19 @@ std::unique_ptr<Flow> stream_flow(const spec::TestSpec& s, net::Fd fd, bool send
   return udp;
 }
 
+OpenLoopPlan open_loop_plan(const spec::TestSpec& s, uint32_t i) {
+  OpenLoopPlan p;
+  p.rate_per_s = s.rate_tps / s.streams;
+  p.poisson = s.arrival == spec::Arrival::kPoisson;
+  // Each flow its own sequence: the seed and the flow's number, mixed.
+  Schedule mix;
+  mix.plan({1, false, s.seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t{i} + 1)), 0, 1});
+  p.seed = mix.next_random();
+  p.phase = static_cast<double>(i) / s.streams;
+  p.limit = s.max_outstanding;
+  return p;
+}
+
 std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
                                                 std::vector<net::Fd> sockets,
                                                 const net::Address& crr_server,
@@ -115,6 +128,7 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
         auto rr = std::make_unique<TcpRrClientFlow>(std::move(sockets[i]), s.request_size,
                                                     s.response_size, quota, fill);
         rr->set_first_burst(s.burst);
+        if (s.rate_tps > 0) rr->set_open_loop(open_loop_plan(s, i));
         f = std::move(rr);
         break;
       }
@@ -131,6 +145,7 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
             std::chrono::microseconds(s.udp_rr_min_timeout_us), fill);
         rr->match_sequence = fo.match_sequence;
         rr->set_first_burst(s.burst);
+        if (s.rate_tps > 0) rr->set_open_loop(open_loop_plan(s, i));
         f = std::move(rr);
         break;
       }
@@ -167,10 +182,13 @@ std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& s,
         f = stream_flow(s, std::move(sockets[i]), true, quota_for(s.count, i, s.streams), 0, {},
                         fo);
         break;
-      case TestKind::kTcpRr:
-        f = std::make_unique<TcpRrServerFlow>(std::move(sockets[i]), s.request_size,
-                                              s.response_size);
+      case TestKind::kTcpRr: {
+        auto rr = std::make_unique<TcpRrServerFlow>(std::move(sockets[i]), s.request_size,
+                                                    s.response_size);
+        rr->pipelined = s.burst > 0 || s.rate_tps > 0;
+        f = std::move(rr);
         break;
+      }
       case TestKind::kUdpRr: {
         auto rr = std::make_unique<UdpRrServerFlow>(std::move(sockets[i]), s.request_size,
                                                     s.response_size);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/flow.h"
+#include "engine/open_loop.h"
 #include "engine/stream_flows.h"
 #include "net/fd.h"
 #include "net/socket.h"
@@ -17,6 +18,8 @@ namespace flowperf::engine {
 
 // Share of a whole-test count (bytes or transactions) for stream i of n.
 uint64_t quota_for(uint64_t count, uint32_t i, uint32_t n);
+// Flow i's share of an open-loop test (TestSpec::rate_tps > 0).
+OpenLoopPlan open_loop_plan(const spec::TestSpec& s, uint32_t i);
 
 // The socket options of one end's data sockets: every data socket of every
 // test gets them through net::apply_socket_options(), on both ends and over

@@ -232,7 +232,7 @@ std::optional<Wait> UdpRrClientFlow::run_coarse(PhaseRef phase) noexcept {
 //    wait is exact. An answer the blocking recv returns after the deadline
 //    counts as an exact wait would have counted it (timed out, then late).
 Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
-  if (burst_.window) return step_burst(phase);
+  if (burst_.window) return step_burst(phase, now);
   const int fd = fd_.get();
   if (load(phase) == Phase::kAbort) return finished();
   if (coarse_ready()) {
@@ -324,24 +324,46 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
 
 void UdpRrClientFlow::set_first_burst(uint32_t n) { burst_.reset(n); }
 
+void UdpRrClientFlow::set_open_loop(const OpenLoopPlan& p) {
+  // Answers are matched by as many bytes of the sequence number as the
+  // smaller message holds: with more than half that range in flight, an
+  // answer could be taken for an older request's. So fewer are in flight
+  // (1-byte messages: 128), the rest held as by the cap.
+  const uint64_t range = seq_bytes_ >= 8 ? ~uint64_t{0} : uint64_t{1} << (8 * seq_bytes_);
+  burst_.reset_open(
+      static_cast<uint32_t>(std::min<uint64_t>(p.limit, std::max<uint64_t>(range / 2, 1))));
+  sched_.plan(p);
+}
+
 // A burst of UDP requests: up to n + 1 in flight. A response completes the
 // request it names (by sequence number when matching; the oldest when not),
 // and older requests it overtook count as timed out; the oldest request
 // alone times out by the clock.
-Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
+Wait UdpRrClientFlow::step_burst(PhaseRef phase, Clock::time_point now) noexcept {
   const int fd = fd_.get();
   RequestWindow& w = burst_;
   const uint64_t mask = seq_mask_;
+  const bool open = sched_.on();
+  if (open && !sched_.started()) sched_.start(now);
   bool send_blocked = false;
   for (;;) {
     if (load(phase) == Phase::kAbort) return finished();
-    const bool may_start =
-        load(phase) == Phase::kRun && (!quota_ || counters.transactions.get() + w.count < quota_);
+    const bool run = load(phase) == Phase::kRun;
+    if (open && !run && !unsent_counted_) {
+      unsent_counted_ = true;
+      count_unsent(counters, sched_, rr::now());
+    }
+    // Open loop: a quota counts requests sent (a lost one is not sent again).
+    const uint64_t begun =
+        open ? counters.sched_intended.get() : counters.transactions.get() + w.count;
+    bool may_start = run && (!quota_ || begun < quota_);
     if (w.count == 0 && !may_start) return finished();
+    const Clock::time_point at = rr::now();
+    if (open && may_start && sched_.due() > at) may_start = false;
+    if (open && may_start && !send_blocked && w.full()) sched_.note_full(at);
     if (may_start && !w.full() && !send_blocked) {
       const uint64_t seq = seq_ + 1;
       copy_upto8(out_.get(), reinterpret_cast<const char*>(&seq), seq_mask_);
-      const Clock::time_point t = rr::now();
       ssize_t n = net::data::send(fd, out_.get(), req_, 0);
       if (n < 0) {
         if (errno == EINTR) continue;
@@ -353,7 +375,14 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
       }
       count_sent(counters, n);
       seq_ = seq;
-      w.push(t, seq);
+      if (open) {
+        const Clock::time_point due = sched_.due();
+        count_send(counters, due, at, sched_.held(due));
+        sched_.advance();
+        w.push(at, due, seq);
+      } else {
+        w.push(at, at, seq);
+      }
       continue;
     }
     ssize_t n = net::data::recv(fd, in_.get(), std::max<uint32_t>(resp_, 65536), 0);
@@ -366,7 +395,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
         uint64_t got = 0;
         if (static_cast<uint32_t>(n) >= seq_bytes_)
           copy_upto8(reinterpret_cast<char*>(&got), in_.get(), seq_mask_);
-        while (k < w.count && (w.ring[(w.head + k) % w.window].seq & mask) != got) ++k;
+        while (k < w.count && (w.nth(k).seq & mask) != got) ++k;
       }
       if (k >= w.count) {
         counters.late.add(1);  // the answer to a request we gave up on
@@ -376,9 +405,8 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
         counters.timeouts.add(1);
         w.pop();
       }
-      int64_t rtt = ns_between(w.oldest().at, t);
-      rto_.on_rtt(rtt);
-      if (histogram) histogram->record(static_cast<uint64_t>(std::max<int64_t>(rtt, 0)));
+      rto_.on_rtt(ns_between(w.oldest().at, t));
+      rr::record(histogram, w.oldest().from, t);
       counters.transactions.add(1);
       w.pop();
       continue;
@@ -386,20 +414,24 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase) noexcept {
     int err = errno;
     if (err == EINTR) continue;
     if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
+    Wait wait = wait_read(fd);
+    if (send_blocked) wait.events |= 0x004u;  // EPOLLOUT
     if (w.count > 0) {
-      const Clock::time_point deadline = w.oldest().at + timeout();
+      // In an open loop a request waits up to 2 s: a stall of the path is
+      // what it measures (a loss shows when a later request's answer
+      // overtakes it, above).
+      const Clock::time_point deadline =
+          w.oldest().at + (open ? std::chrono::nanoseconds(RttTimeout::kMaxNs) : timeout());
       if (Clock::now() >= deadline) {
         counters.timeouts.add(1);
         w.pop();
         continue;
       }
-      Wait wait = wait_read(fd);
-      if (send_blocked) wait.events |= 0x004u;  // EPOLLOUT
       wait.deadline = deadline;
-      return wait;
     }
-    Wait wait = wait_read(fd);
-    if (send_blocked) wait.events |= 0x004u;
+    // Open loop: the next request's time, unless it waits for room.
+    if (open && run && !send_blocked && w.count < w.limit && (!quota_ || begun < quota_))
+      wait.deadline = std::min(wait.deadline, sched_.due());
     return wait;
   }
 }

@@ -134,6 +134,18 @@ json result_doc(const results::TestResult& r, const Summary& sum, bool marks) {
   if (!r.error.empty()) errors.push_back(r.error);
   json total = stream_json(sum.total, sum);
   total["receiver_counted"] = sum.receiver_counted;
+  if (const auto& o = sum.open_loop) {
+    total["open_loop"] = {{"rate_per_second", num(o->rate_per_s)},
+                          {"arrival", spec::arrival_name(r.spec.arrival)},
+                          {"seed", r.spec.seed},
+                          {"max_outstanding", r.spec.max_outstanding},
+                          {"sent", o->sent},
+                          {"sent_per_second", num(o->sent_per_s)},
+                          {"sent_late", o->late},
+                          {"held_by_cap", o->held},
+                          {"unsent", o->unsent},
+                          {"max_send_lag_us", num(o->max_lag_us)}};
+  }
   total["service_demand"] = {{"units", sum.sd_units},
                              {"local", sum.local_sd ? num(*sum.local_sd) : json(nullptr)},
                              {"remote", sum.remote_sd ? num(*sum.remote_sd) : json(nullptr)}};

@@ -111,6 +111,18 @@ Summary summarize(const results::TestResult& r) {
                                           static_cast<double>(t.datagrams_sent)
                                     : 0;
   if (!sum.stream_family && r.local_side.latency.count() > 0) t.latency = &r.local_side.latency;
+  if (r.spec.rate_tps > 0) {
+    const results::FlowResult lt = r.local_side.total();
+    OpenLoopSummary o;
+    o.rate_per_s = r.spec.rate_tps;
+    o.sent = lt.sched_intended;
+    o.sent_per_s = rate(static_cast<double>(o.sent), t.elapsed_s);
+    o.late = lt.sched_late;
+    o.held = lt.sched_held;
+    o.unsent = lt.sched_unsent;
+    o.max_lag_us = static_cast<double>(lt.sched_max_lag_ns) / 1000.0;
+    sum.open_loop = o;
+  }
 
   auto retrans = [](const results::SideResult& side) -> std::optional<uint64_t> {
     std::optional<uint64_t> n;

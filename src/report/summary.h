@@ -37,6 +37,17 @@ struct StreamSummary {
   const measure::Histogram* latency = nullptr;
 };
 
+// An open-loop test's schedule (TestSpec::rate_tps), the client's counts.
+struct OpenLoopSummary {
+  double rate_per_s = 0;  // asked for
+  double sent_per_s = 0;  // requests sent a second, over the client's elapsed time
+  uint64_t sent = 0;      // requests sent on the schedule
+  uint64_t late = 0;      // of them, sent more than 1 ms after their time
+  uint64_t held = 0;      // of them, due while the cap of requests in flight was reached
+  uint64_t unsent = 0;    // due before the end but never sent
+  double max_lag_us = 0;  // the longest delay of a send
+};
+
 struct Summary {
   std::vector<StreamSummary> streams;
   StreamSummary total;
@@ -48,6 +59,7 @@ struct Summary {
   // TCP tests: retransmitted segments summed over each side's connections
   // (from TCP_INFO at the end), absent where not read.
   std::optional<uint64_t> local_retrans, remote_retrans;
+  std::optional<OpenLoopSummary> open_loop;
   bool receiver_counted = true;
   bool stream_family = true;
   bool udp = false;

@@ -48,6 +48,9 @@ std::string text_header(const results::TestResult& r) {
   out += fmt::format("  {} stream{}, {}, {}", s.streams, s.streams == 1 ? "" : "s", length, sizes);
   if (s.rate_bps)
     out += ", target " + rate_text(static_cast<double>(s.rate_bps), core::RateUnit::Auto);
+  if (s.rate_tps > 0)
+    out += fmt::format(", open loop {:g}/s {} (seed {}, at most {} in flight a stream)", s.rate_tps,
+                       spec::arrival_name(s.arrival), s.seed, s.max_outstanding);
   if (s.nodelay) out += ", TCP_NODELAY";
   // Modes that trade realism for speed are always named.
   if (s.batch > 1 || s.gso || s.gro)
@@ -177,6 +180,22 @@ std::string text_result(const results::TestResult& r, const TextOptions& o) {
     if (s.test == spec::TestKind::kUdpRr)
       out += fmt::format("; timed out {}, late answers {}", sum.total.timeouts, sum.total.late);
     out += "\n";
+    if (const auto& ol = sum.open_loop) {
+      // Latency above counts from each request's intended time.
+      out += fmt::format(
+          "  open loop: {} requests sent ({:.1f}/s of {:g}/s asked), {} late by over 1 ms, "
+          "longest delay {:.0f} us, {} never sent\n",
+          ol->sent, ol->sent_per_s, ol->rate_per_s, ol->late, ol->max_lag_us, ol->unsent);
+      if (ol->held)
+        out += fmt::format(
+            "  open loop: {} requests found their stream's cap of requests in flight reached "
+            "(--max-outstanding {}{}) and went out as answers came; their latency still counts "
+            "from their intended time\n",
+            ol->held, s.max_outstanding,
+            s.test == spec::TestKind::kUdpRr ? ", or half the range of the sequence number "
+                                               "the messages' size leaves"
+                                             : "");
+    }
   }
   if (sum.local_retrans || sum.remote_retrans) {
     auto n = [](const std::optional<uint64_t>& v) {

@@ -96,6 +96,11 @@ void fields(V& v, T& f) {
   v("duplicates", f.duplicates);
   v("send_errors", f.send_errors);
   v("connects", f.connects);
+  v("sched_intended", f.sched_intended, Presence::kOmitEmpty);
+  v("sched_late", f.sched_late, Presence::kOmitEmpty);
+  v("sched_held", f.sched_held, Presence::kOmitEmpty);
+  v("sched_unsent", f.sched_unsent, Presence::kOmitEmpty);
+  v("sched_max_lag_ns", f.sched_max_lag_ns, Presence::kOmitEmpty);
   v("jitter_ns", f.jitter_ns);
   v("finished", f.finished);
   v("error", f.error);

@@ -1,5 +1,7 @@
 #include "results/measurements.h"
 
+#include <algorithm>
+
 namespace flowperf::results {
 
 FlowResult SideResult::total() const {
@@ -21,6 +23,11 @@ FlowResult SideResult::total() const {
     t.duplicates += f.duplicates;
     t.send_errors += f.send_errors;
     t.connects += f.connects;
+    t.sched_intended += f.sched_intended;
+    t.sched_late += f.sched_late;
+    t.sched_held += f.sched_held;
+    t.sched_unsent += f.sched_unsent;
+    t.sched_max_lag_ns = std::max(t.sched_max_lag_ns, f.sched_max_lag_ns);
     t.finished = t.finished && f.finished;
     if (f.jitter_ns > 0) {
       jitter_sum += f.jitter_ns;

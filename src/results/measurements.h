@@ -27,6 +27,11 @@ struct FlowResult {
   uint64_t timeouts = 0, late = 0;
   uint64_t out_of_order = 0, duplicates = 0;
   uint64_t send_errors = 0, connects = 0;
+  // Open-loop clients (TestSpec::rate_tps): requests sent on the schedule,
+  // sent late (engine::kLateSendNs), held by the cap of requests in flight,
+  // due but never sent, and the longest delay of a send (ns).
+  uint64_t sched_intended = 0, sched_late = 0, sched_held = 0, sched_unsent = 0;
+  uint64_t sched_max_lag_ns = 0;
   double jitter_ns = 0;  // UDP receivers with timestamps; 0 otherwise
   bool finished = true;  // false: aborted before it finished cleanly
   std::string error;

@@ -19,6 +19,7 @@ const char* family_name(IpFamily f) {
 
 nlohmann::json encode(TestKind k) { return info(k).name; }
 nlohmann::json encode(IpFamily f) { return family_name(f); }
+nlohmann::json encode(Arrival a) { return arrival_name(a); }
 nlohmann::json encode(const SideOptions& o) {
   nlohmann::json j = nlohmann::json::object();
   visit_side(o, [&](const char* key, const auto& v) { j[key] = v; });
@@ -62,6 +63,12 @@ void decode(const std::string& key, const nlohmann::json& v, IpFamily& out) {
     out = IpFamily::kAny;
   else
     throw std::invalid_argument("unknown ip_family '" + fam + "'");
+}
+
+void decode(const std::string& key, const nlohmann::json& v, Arrival& out) {
+  const auto a = v.is_string() ? parse_arrival(v.get<std::string>()) : std::nullopt;
+  if (!a) bad(key, "is not \"fixed\" or \"poisson\"");
+  out = *a;
 }
 
 void decode(const std::string& key, const nlohmann::json& v, SideOptions& out);

@@ -55,6 +55,10 @@ void visit_fields(Spec& s, F&& field) {
   field("keepalive", s.keepalive);
   field("cork", s.cork);
   field("burst", s.burst);
+  field("rate_tps", s.rate_tps);
+  field("arrival", s.arrival);
+  field("seed", s.seed);
+  field("max_outstanding", s.max_outstanding);
   field("fill_file", s.fill_file);
   field("batch", s.batch);
   field("gso", s.gso);

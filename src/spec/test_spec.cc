@@ -45,6 +45,14 @@ std::optional<TestKind> parse_test_name(std::string_view name) {
   return std::nullopt;
 }
 
+const char* arrival_name(Arrival a) { return a == Arrival::kPoisson ? "poisson" : "fixed"; }
+
+std::optional<Arrival> parse_arrival(std::string_view name) {
+  if (name == "fixed") return Arrival::kFixed;
+  if (name == "poisson") return Arrival::kPoisson;
+  return std::nullopt;
+}
+
 uint32_t TestSpec::effective_send_size() const {
   if (send_size) return send_size;
   return info(test).protocol == Protocol::kUdp ? kUdpDefaultSizeV4 : 128 * 1024;
@@ -167,6 +175,32 @@ std::vector<std::string> validate(const TestSpec& s, End here) {
     add(fmt::format(
         "--burst {} (netperf test -b): requests in flight apply to TCP_RR and UDP_RR only, not {}",
         s.burst, t.name));
+  if (s.rate_tps != 0) {
+    if (!(s.rate_tps > 0) || !std::isfinite(s.rate_tps) || s.rate_tps > kMaxRateTps)
+      add(fmt::format("--rate {}: transactions a second must be more than 0 and at most {:.0f}",
+                      s.rate_tps, kMaxRateTps));
+    else if (s.test == TestKind::kTcpCrr || s.test == TestKind::kTcpCc)
+      add(
+          fmt::format("--rate: open-loop load is not implemented for {} yet; TCP_RR and UDP_RR "
+                      "take it",
+                      t.name));
+    else if (s.test != TestKind::kTcpRr && s.test != TestKind::kUdpRr)
+      add(
+          fmt::format("--rate: open-loop load applies to TCP_RR and UDP_RR, not {}; -b paces "
+                      "UDP_STREAM",
+                      t.name));
+    else if (s.burst)
+      add("--rate with --burst: an open-loop schedule decides how many requests are in flight; "
+          "drop --burst (--max-outstanding caps them)");
+    if (s.rate_tps > 0 && s.rate_tps * s.duration_s < 1 && s.count == 0)
+      add(fmt::format("--rate {} for {} s schedules no request: raise --rate or -l", s.rate_tps,
+                      s.duration_s));
+  } else if (s.arrival != Arrival::kFixed || s.max_outstanding != TestSpec{}.max_outstanding) {
+    add("--arrival and --max-outstanding shape an open-loop schedule: give --rate too");
+  }
+  if (s.max_outstanding < 1 || s.max_outstanding > kMaxOutstanding)
+    add(fmt::format("--max-outstanding {}: requests in flight per stream must be from 1 to {}",
+                    s.max_outstanding, kMaxOutstanding));
   if (!s.fill_file.empty() && !carries_data(s.test))
     add(fmt::format("-F {}: a fill file fills send buffers, and {} sends no data", s.fill_file,
                     t.name));

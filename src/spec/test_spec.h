@@ -19,6 +19,8 @@ namespace flowperf::spec {
 enum class TestKind { kTcpStream, kTcpMaerts, kUdpStream, kTcpRr, kTcpCrr, kUdpRr, kTcpCc };
 enum class Protocol { kTcp, kUdp };
 enum class Workload { kStream, kRr };  // bulk transfer, or request/response
+// How an open-loop test's requests are spaced (TestSpec::rate_tps).
+enum class Arrival { kFixed, kPoisson };
 
 // Facts about a named test: which engine family runs it and who sends.
 struct TestInfo {
@@ -37,6 +39,9 @@ inline bool carries_data(TestKind kind) { return kind != TestKind::kTcpCc; }
 const std::vector<TestInfo>& all_tests();
 // Case-insensitive lookup of a test name ("tcp_rr", "TCP_RR").
 std::optional<TestKind> parse_test_name(std::string_view name);
+// "fixed", "poisson" (as --arrival takes them and JSON shows them).
+const char* arrival_name(Arrival a);
+std::optional<Arrival> parse_arrival(std::string_view name);
 
 inline constexpr uint32_t kMaxUdpPayloadV4 = 65507;
 inline constexpr uint32_t kMaxUdpPayloadV6 = 65527;
@@ -120,6 +125,20 @@ struct TestSpec {
   // TCP_RR and UDP_RR: requests the client keeps in flight beyond the first
   // (--burst, netperf test -b); 0: one at a time.
   uint32_t burst = 0;
+  // Open loop (--rate): TCP_RR and UDP_RR send requests on a schedule, this
+  // many a second in all (spread over the streams), whether or not earlier
+  // answers came; each latency counts from the request's intended send
+  // time, so a stall costs every request that waited behind it (no
+  // coordinated omission). 0: closed loop, the next request after the
+  // answer. Gaps are equal (kFixed; the streams' schedules interleave) or
+  // exponential (kPoisson, from `seed`, each stream its own sequence).
+  double rate_tps = 0;
+  Arrival arrival = Arrival::kFixed;
+  uint64_t seed = 1;
+  // Open loop: requests one stream keeps in flight at most. A request due
+  // while that many wait for answers is sent as soon as one comes, still
+  // timed from its intended time, and is counted as held by the cap.
+  uint32_t max_outstanding = 1000;
   // A file whose bytes, repeated, fill the client's send buffers (netperf
   // -F); empty: flowperf's own pattern. Only ever read on the client: a
   // server never reads a file a client names.
@@ -180,6 +199,9 @@ bool cpu_usable(int cpu);
 
 // Limits of the data-path options.
 inline constexpr uint32_t kMaxBurst = 1u << 20;
+// Open loop: at most this many transactions a second, and requests in flight per stream.
+inline constexpr double kMaxRateTps = 1e8;
+inline constexpr uint32_t kMaxOutstanding = 1u << 20;
 inline constexpr int kMaxCpu = 1024;  // CPU_SETSIZE
 
 unsigned default_threads(const TestSpec& spec);

@@ -621,6 +621,10 @@ TestSpec Unusual(TestKind kind) {
   s.keepalive = true;
   s.cork = true;
   s.burst = 9;
+  s.rate_tps = 1234.5;
+  s.arrival = Arrival::kPoisson;
+  s.seed = 77;
+  s.max_outstanding = 12;
   s.fill_file = "/tmp/fill";
   s.batch = 16;
   s.gso = true;
@@ -663,6 +667,10 @@ void ExpectSameSpec(const TestSpec& a, const TestSpec& b) {
   EXPECT_EQ(a.keepalive, b.keepalive);
   EXPECT_EQ(a.cork, b.cork);
   EXPECT_EQ(a.burst, b.burst);
+  EXPECT_EQ(a.rate_tps, b.rate_tps);
+  EXPECT_EQ(a.arrival, b.arrival);
+  EXPECT_EQ(a.seed, b.seed);
+  EXPECT_EQ(a.max_outstanding, b.max_outstanding);
   EXPECT_EQ(a.fill_file, b.fill_file);
   EXPECT_EQ(a.batch, b.batch);
   EXPECT_EQ(a.gso, b.gso);

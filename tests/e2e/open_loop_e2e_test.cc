@@ -1,0 +1,192 @@
+// Open-loop request/response (--rate) against a real `flowperf server`
+// process on 127.0.0.1: the schedule's rate is kept; a server stopped with
+// SIGSTOP for 300 ms costs every request that was due meanwhile (about 600
+// at 2,000/s), so p99 is at least 200 ms, where the closed loop shows one
+// slow transaction; the cap on requests in flight holds requests back and
+// says so; Poisson arrivals over many streams complete; misuse is refused
+// with exit 2. Also the pipelining fix the open loop needed: a burst with
+// more streams than worker threads used to stall the server's epoll loop.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "e2e/process.h"
+
+namespace flowperf::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+const std::string kBin = FLOWPERF_BIN;
+
+// A server of its own per test: some tests stop it.
+class OpenLoop : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    server_ = std::make_unique<Process>(
+        std::vector<std::string>{kBin, "server", "-p", "0", "-B", "127.0.0.1"});
+    port_ = announced_port(*server_);
+    ASSERT_FALSE(port_.empty()) << "the server did not start";
+  }
+
+  std::vector<std::string> argv(std::vector<std::string> args) const {
+    std::vector<std::string> a = {kBin, "-H", "127.0.0.1", "-p", port_};
+    a.insert(a.end(), args.begin(), args.end());
+    return a;
+  }
+  Outcome run(std::vector<std::string> args) const { return Process(argv(args)).wait(60s); }
+  static json parse(const Outcome& o) {
+    EXPECT_FALSE(o.timed_out);
+    EXPECT_EQ(o.exit_code, 0) << o.err;
+    json j = json::parse(o.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << o.out;
+    return j;
+  }
+  // Runs a 3 s test and stops the server for 300 ms a second into it.
+  json run_with_stall(std::vector<std::string> args) const {
+    args.insert(args.end(), {"-l", "3", "--json"});
+    Process client(argv(args));
+    std::this_thread::sleep_for(1s);
+    server_->signal(SIGSTOP);
+    std::this_thread::sleep_for(300ms);
+    server_->signal(SIGCONT);
+    return parse(client.wait(60s));
+  }
+
+  std::unique_ptr<Process> server_;
+  std::string port_;
+};
+
+double d(const json& j) { return j.get<double>(); }
+uint64_t u64(const json& j) { return j.get<uint64_t>(); }
+
+TEST_F(OpenLoop, TheFixedRateIsKeptWithinOnePercent) {
+  for (const char* test : {"TCP_RR", "UDP_RR"}) {
+    SCOPED_TRACE(test);
+    const json j = parse(run({"-t", test, "-l", "3", "--rate", "2k", "--json"}));
+    const json& ol = j["total"]["open_loop"];
+    EXPECT_EQ(d(j["spec"]["rate_tps"]), 2000);
+    EXPECT_EQ(j["spec"]["arrival"], "fixed");
+    EXPECT_EQ(d(ol["rate_per_second"]), 2000);
+    // 3 s at 2,000/s: 6,000 requests, and every one answered.
+    EXPECT_NEAR(d(ol["sent"]), 6000, 60);
+    EXPECT_NEAR(d(ol["sent_per_second"]), 2000, 20);
+    EXPECT_NEAR(d(j["total"]["transactions_per_second"]), 2000, 20);
+    EXPECT_EQ(u64(j["total"]["transactions"]), u64(ol["sent"]));
+    EXPECT_EQ(u64(j["total"]["latency_us"]["count"]), u64(ol["sent"]));
+    EXPECT_LE(u64(ol["unsent"]), 2u);
+    EXPECT_EQ(u64(ol["held_by_cap"]), 0u);
+    // Closed-loop TCP_RR on loopback runs at 30,000/s and more: an open
+    // loop at 2,000/s waits between requests.
+    EXPECT_LT(u64(j["local"]["flows"][0]["send_calls"]), 6100u);
+  }
+}
+
+TEST_F(OpenLoop, TcpRequestsSentAtTheirTimeCarryTheNodelayTheyNeed) {
+  const json j = parse(run({"-t", "TCP_RR", "-l", "1", "--rate", "500", "--json"}));
+  EXPECT_EQ(j["spec"]["nodelay"], true);
+  // Nagle's algorithm with a delayed ACK would hold some of them 40 ms.
+  EXPECT_LT(d(j["total"]["latency_us"]["max"]), 30'000);
+}
+
+TEST_F(OpenLoop, AServerStallCostsEveryRequestThatWaitedBehindIt) {
+  const json open = run_with_stall({"-t", "TCP_RR", "--rate", "2000"});
+  const json& lat = open["total"]["latency_us"];
+  // About 600 of 6,000 requests (10%) were due during the 300 ms stop.
+  EXPECT_GE(d(lat["p99"]), 200'000) << lat.dump();
+  EXPECT_GE(d(lat["p90"]), 1'000) << lat.dump();
+  EXPECT_LT(d(lat["p50"]), 50'000) << lat.dump();
+  EXPECT_GE(d(lat["max"]), 250'000) << lat.dump();
+  EXPECT_NEAR(d(open["total"]["open_loop"]["sent"]), 6000, 60);
+
+  // The closed loop under the same stop: one transaction waits, the rest
+  // were never sent, and the percentiles do not show it.
+  const json closed = run_with_stall({"-t", "TCP_RR"});
+  const json& cl = closed["total"]["latency_us"];
+  EXPECT_GE(d(cl["max"]), 250'000) << cl.dump();
+  EXPECT_LT(d(cl["p99"]), 50'000) << cl.dump();
+  EXPECT_FALSE(closed["total"].contains("open_loop"));
+}
+
+TEST_F(OpenLoop, AUdpServerStallToo) {
+  const json j = run_with_stall({"-t", "UDP_RR", "-r", "64,64", "--rate", "2000"});
+  const json& lat = j["total"]["latency_us"];
+  EXPECT_GE(d(lat["p99"]), 200'000) << lat.dump();
+  EXPECT_LT(d(lat["p50"]), 50'000) << lat.dump();
+  // What the stopped server's socket could not hold is lost, the rest late.
+  EXPECT_EQ(u64(j["total"]["transactions"]) + u64(j["total"]["timeouts"]),
+            u64(j["total"]["open_loop"]["sent"]));
+}
+
+TEST_F(OpenLoop, TheCapHoldsRequestsBackAndTheyStillCountFromTheirTime) {
+  const json j = run_with_stall({"-t", "TCP_RR", "--rate", "2000", "--max-outstanding", "8"});
+  const json& ol = j["total"]["open_loop"];
+  EXPECT_EQ(u64(ol["max_outstanding"]), 8u);
+  // 600 due during the stop, 8 of them in flight: the rest waited for room.
+  EXPECT_GE(u64(ol["held_by_cap"]), 400u) << ol.dump();
+  EXPECT_GE(u64(ol["sent_late"]), 400u) << ol.dump();
+  EXPECT_GE(d(ol["max_send_lag_us"]), 200'000) << ol.dump();
+  EXPECT_GE(d(j["total"]["latency_us"]["p99"]), 200'000);
+
+  const Outcome text = run({"-t", "TCP_RR", "-l", "1", "--rate", "1000", "--max-outstanding", "1"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("open loop 1000/s fixed (seed 1, at most 1 in flight a stream)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("requests sent ("), std::string::npos) << text.out;
+}
+
+TEST_F(OpenLoop, PoissonArrivalsOverManyStreams) {
+  const json j = parse(run({"-t", "TCP_RR", "-P", "16", "-l", "2", "--rate", "8000", "--arrival",
+                            "poisson", "--seed", "42", "--json"}));
+  const json& ol = j["total"]["open_loop"];
+  EXPECT_EQ(ol["arrival"], "poisson");
+  EXPECT_EQ(u64(ol["seed"]), 42u);
+  // 16,000 expected; Poisson counts vary by about 1% (sqrt(16000)).
+  EXPECT_NEAR(d(ol["sent"]), 16'000, 800);
+  EXPECT_EQ(u64(j["total"]["transactions"]), u64(ol["sent"]));
+  ASSERT_EQ(j["local"]["flows"].size(), 16u);
+  for (const auto& f : j["local"]["flows"]) {
+    // 1,000 each, Poisson: well within 800-1,200.
+    EXPECT_GT(u64(f["transactions"]), 800u);
+    EXPECT_LT(u64(f["transactions"]), 1200u);
+  }
+}
+
+TEST_F(OpenLoop, ABurstWithMoreStreamsThanThreadsCompletes) {
+  // Several streams on one server worker: answers to pipelined requests
+  // must not wait for a read edge that came before.
+  const json j = parse(
+      run({"-t", "TCP_RR", "-P", "5", "--threads", "1", "--burst", "4", "-n", "5000", "--json"}));
+  EXPECT_EQ(u64(j["total"]["transactions"]), 5000u);
+}
+
+TEST_F(OpenLoop, MisuseIsRefusedWithItsReason) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  for (const Case& c : {
+           Case{{"-t", "TCP_STREAM", "--rate", "100"}, "applies to TCP_RR and UDP_RR"},
+           Case{{"-t", "TCP_CRR", "--rate", "100"}, "not implemented for TCP_CRR yet"},
+           Case{{"-t", "TCP_RR", "--rate", "fast"}, "--rate fast: give transactions a second"},
+           Case{{"-t", "TCP_RR", "--rate", "0"}, "--rate 0: give transactions a second"},
+           Case{{"-t", "TCP_RR", "--rate", "100", "--arrival", "bursty"},
+                "--arrival bursty: the arrivals are 'fixed' or 'poisson'"},
+           Case{{"-t", "TCP_RR", "--arrival", "poisson"}, "give --rate too"},
+           Case{{"-t", "TCP_RR", "--rate", "100", "--burst", "2"}, "--rate with --burst"},
+       }) {
+    const Outcome o = run(c.args);
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_NE(o.err.find(c.says), std::string::npos) << o.err;
+  }
+}
+
+}  // namespace
+}  // namespace flowperf::testing
