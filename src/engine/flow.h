@@ -136,11 +136,21 @@ class Flow {
   FlowCounters counters;
   measure::Histogram* histogram = nullptr;  // where latencies go (may be shared per worker)
   Clock::time_point started{}, ended{};
+  // When the run phase ended (ns on Clock), set by the Side before it moves
+  // the phase on: open-loop flows count the requests due until then that
+  // they never sent, however late their worker sees the change.
+  std::atomic<int64_t> run_ended_ns{0};
   std::atomic<bool> is_finished{false};
   std::string error;  // set only on failure, outside the fast path
   int error_errno = 0;
 
  protected:
+  // When the run phase ended: run_ended_ns, or now if it is not set (a
+  // phase moved on by hand, as tests do).
+  Clock::time_point run_end() const noexcept {
+    const int64_t ns = run_ended_ns.load(std::memory_order_acquire);
+    return ns ? Clock::time_point(Clock::duration(ns)) : Clock::now();
+  }
   // Records a failure; the flow then returns finished().
   Wait fail(const char* what, int err) noexcept;
   // Closes a socket this flow opened, telling the worker first.

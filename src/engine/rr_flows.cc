@@ -98,7 +98,7 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase, Clock::time_point now) noexcept
     const bool run = load(phase) == Phase::kRun;
     if (open && !run && !unsent_counted_) {
       unsent_counted_ = true;
-      count_unsent(counters, sched_, rr::now());
+      count_unsent(counters, sched_, run_end());
     }
     bool may_start = run && (!quota_ || w.started < quota_);
     if (w.count == 0 && !may_start) {

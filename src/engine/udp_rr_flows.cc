@@ -351,7 +351,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase, Clock::time_point now) noexcept
     const bool run = load(phase) == Phase::kRun;
     if (open && !run && !unsent_counted_) {
       unsent_counted_ = true;
-      count_unsent(counters, sched_, rr::now());
+      count_unsent(counters, sched_, run_end());
     }
     // Open loop: a quota counts requests sent (a lost one is not sent again).
     const uint64_t begun =

@@ -328,7 +328,11 @@ Side::~Side() {
 }
 
 void Side::set_phase(Phase p) noexcept {
-  phase_.store(p, std::memory_order_relaxed);
+  if (p != Phase::kRun && phase_.load(std::memory_order_relaxed) == Phase::kRun) {
+    const int64_t now = Clock::now().time_since_epoch().count();
+    for (auto& f : flows_) f->run_ended_ns.store(now, std::memory_order_relaxed);
+  }
+  phase_.store(p, std::memory_order_release);
   const uint64_t one = 1;
   for (auto& w : wakers_) {
     if (!w) continue;

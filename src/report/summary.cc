@@ -116,7 +116,9 @@ Summary summarize(const results::TestResult& r) {
     OpenLoopSummary o;
     o.rate_per_s = r.spec.rate_tps;
     o.sent = lt.sched_intended;
-    o.sent_per_s = rate(static_cast<double>(o.sent), t.elapsed_s);
+    // Over the schedule's length: a timed test's, not its drain too.
+    o.sent_per_s = rate(static_cast<double>(o.sent),
+                        r.spec.count ? t.elapsed_s : std::min(t.elapsed_s, r.spec.duration_s));
     o.late = lt.sched_late;
     o.held = lt.sched_held;
     o.unsent = lt.sched_unsent;
