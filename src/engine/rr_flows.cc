@@ -172,8 +172,11 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase, Clock::time_point now) noexcept
     }
     if (progress) continue;
     Wait wait = wait_read(fd);
-    wait.events =
-        (recv_blocked ? 0x001u /*EPOLLIN*/ : 0u) | (send_blocked ? 0x004u /*EPOLLOUT*/ : 0u);
+    // An open loop keeps EPOLLIN whether or not an answer is due: a wait
+    // for the next request's time alone would otherwise change the epoll
+    // registration twice a transaction.
+    wait.events = (recv_blocked || open ? 0x001u /*EPOLLIN*/ : 0u) |
+                  (send_blocked ? 0x004u /*EPOLLOUT*/ : 0u);
     // The next request's time, unless it waits for room (an answer).
     if (open && run && !send_blocked && w.count < w.limit && (!quota_ || w.started < quota_))
       wait.deadline = sched_.due();
