@@ -83,6 +83,7 @@ void note(const std::string& text) {
 }
 
 uint64_t u64(const json& j) { return j.get<uint64_t>(); }
+double d(const json& j) { return j.get<double>(); }
 
 // The snd_mss flowperf reports from TCP_INFO, when its JSON has it.
 std::optional<uint64_t> reported_mss(const json& doc) {
@@ -228,6 +229,8 @@ class Netns : public ::testing::Test {
   // goodput against rate × MSS / (MSS + 66), and tbf's byte counter against
   // payload + 66 bytes per packet.
   void tcp_stream_through_tbf(uint64_t rate_bps, int mtu, const std::string& label);
+  // tbf 1 Mbit/s, burst 1,600 bytes, on the client's egress (see TcpRrLatencyIsTbfsTokenTime).
+  void shape_1mbit();
 
   // A UDP_STREAM with the kernel's counters read around it into k.
   json udp_stream(std::vector<std::string> args, UdpTruth& k, const std::string& host = kServer4,
@@ -800,6 +803,58 @@ TEST_F(Netns, DataPathCutMidTestIsReportedAsAStall) {
     EXPECT_NEAR(j["total"]["elapsed_s"].get<double>(), 3.0, 0.5) << j["total"].dump();
     run(net_->in(net_->a, {tool("nft"), "delete table inet " + std::string(kNftTable) + "_stall"}));
   }
+}
+
+// ---- 8. latency: TCP_RR against tbf's token time, closed and open loop ----
+
+// Over `tbf rate 1mbit burst 1600` on the client's egress, a 1,250-byte
+// request (1,316 bytes on the wire with its headers, as tbf charges them:
+// see kTcpFrameOverhead) waits for its tokens: 1,316 x 8 / 1e6 s = 10.528 ms,
+// the burst holding less than two requests' worth. The answer (1 byte) comes
+// back unshaped. That is each transaction's round trip, give or take the
+// veth's microseconds and tbf's timer; netperf 2.7 measured 10.497 ms here.
+void Netns::shape_1mbit() {
+  must({tool("tc"), "-n", net_->b, "qdisc", "replace", "dev", NetnsPair::kDev, "root", "tbf",
+        "rate", "1mbit", "burst", "1600", "latency", "100ms"});
+}
+constexpr double kTokenTimeUs = (1250 + kTcpFrameOverhead) * 8;  // 1 Mbit/s: 8 us a byte
+
+TEST_F(Netns, TcpRrLatencyIsTbfsTokenTime) {
+  shape_1mbit();
+  json closed = client({"-t", "TCP_RR", "-r", "1250,1", "-l", "3"});
+  ASSERT_TRUE(closed.is_object());
+  const double p50 = closed["total"]["latency_us"]["p50"];
+  const double err = report("TCP_RR 1250,1 on tbf 1mbit: p50", kTokenTimeUs, p50, "us");
+  EXPECT_LT(std::fabs(err), 3.0);
+
+  // Open loop at 50 a second: the bucket refills for 20 ms between requests,
+  // more than the 1,600 bytes it holds, so each request finds it full and goes
+  // out at once: the round trip is the veth's, not the token time. (The closed
+  // loop sends the next request at once and always waits for tokens.)
+  json open = client({"-t", "TCP_RR", "-r", "1250,1", "-l", "3", "--rate", "50"});
+  ASSERT_TRUE(open.is_object());
+  const double open_p50 = open["total"]["latency_us"]["p50"];
+  note("TCP_RR 1250,1 on tbf 1mbit, open loop 50/s: p50 " + std::to_string(open_p50) + " us");
+  EXPECT_LT(open_p50, kTokenTimeUs / 4);
+  EXPECT_NEAR(open["total"]["open_loop"]["sent"].get<double>(), 150, 3);
+}
+
+// Twice what the link carries: requests queue behind each other, and each
+// one's latency counts from when it was due, so it grows through the run;
+// the closed loop at the same time shows the link's 10.5 ms and nothing of
+// the queue, because it never offers more than the link takes.
+TEST_F(Netns, AnOpenLoopAboveTheLinksRateShowsTheQueue) {
+  shape_1mbit();
+  json open = client({"-t", "TCP_RR", "-r", "1250,1", "-l", "3", "--rate", "190"});
+  ASSERT_TRUE(open.is_object());
+  const json& lat = open["total"]["latency_us"];
+  note("TCP_RR 1250,1 on tbf 1mbit, open loop 190/s: p50 " + std::to_string(d(lat["p50"])) +
+       " us, p99 " + std::to_string(d(lat["p99"])) + " us, answered " +
+       std::to_string(d(open["total"]["transactions_per_second"])) + "/s");
+  // Half the requests wait for the half before them: after 1.5 s, about
+  // 0.75 s of queue.
+  EXPECT_GT(d(lat["p50"]), 100'000) << lat.dump();
+  EXPECT_LT(d(open["total"]["transactions_per_second"]), 110);
 }
 
 }  // namespace
