@@ -52,6 +52,8 @@ struct ClientArgs {
   std::string open_rate, arrival = "fixed";  // --rate, --arrival
   uint64_t seed = 1;
   uint32_t max_outstanding = spec::TestSpec{}.max_outstanding;
+  std::string probe_rate, probe_test = "TCP_RR";  // --probe, --probe-test
+  double baseline = spec::TestSpec{}.probe_baseline_s;
   // Which options the command line gave (a default is not a choice).
   struct Given {
     bool host = false, length = false, count = false, send_size = false, recv_size = false,
@@ -67,7 +69,7 @@ struct ClientArgs {
 
 // --rate: transactions a second, a decimal number with an optional k or M
 // (thousands, millions).
-double parse_transaction_rate(const std::string& text) {
+double parse_transaction_rate(const std::string& text, const char* option = "--rate") {
   double v = 0;
   const char* end = text.data() + text.size();
   auto [p, ec] = std::from_chars(text.data(), end, v);
@@ -80,7 +82,7 @@ double parse_transaction_rate(const std::string& text) {
     ++p;
   }
   if (ec != std::errc() || p != end || !(v > 0) || !std::isfinite(v))
-    throw usage_error("--rate " + text +
+    throw usage_error(std::string(option) + " " + text +
                       ": give transactions a second as a number above 0, e.g. 2000 or 2.5k");
   return v * scale;
 }
@@ -282,6 +284,12 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.arrival = *arrival;
   s.seed = a.seed;
   s.max_outstanding = a.max_outstanding;
+  if (!a.probe_rate.empty()) s.probe_rate_tps = parse_transaction_rate(a.probe_rate, "--probe");
+  s.probe_baseline_s = a.baseline;
+  const auto probe_test = spec::parse_test_name(a.probe_test);
+  if (!probe_test)
+    throw usage_error("--probe-test " + a.probe_test + ": the probe is TCP_RR or UDP_RR");
+  s.probe_test = *probe_test;
   s.gso = a.gso;
   s.gro = a.gro;
   s.busy_poll = a.busy_poll;
@@ -405,7 +413,7 @@ int run_client(const ClientArgs& a) {
     };
   }
   if (!loop) {
-    results::TestResult r = session::run_test(s, o);
+    results::TestResult r = session::run_test_and_probe(s, o);
     r.embedded_server = embedded != nullptr;
     if (a.json) {
       report::write_result_json(std::cout, r);
@@ -424,7 +432,7 @@ int run_client(const ClientArgs& a) {
   results::TestResult r;
   for (;;) {
     ++run;
-    r = session::run_test(s, o);
+    r = session::run_test_and_probe(s, o);
     r.embedded_server = embedded != nullptr;
     if (!a.json) std::fputs(report::text_result(r, text).c_str(), stdout);
     std::fflush(stdout);
@@ -626,6 +634,13 @@ ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
                  "with --rate: requests in flight per stream at most; later ones wait for an "
                  "answer and still count from their intended time")
       ->capture_default_str();
+  app.add_option("--probe", c.probe_rate,
+                 "stream tests: latency under load; a 1-byte request/response probe, open loop "
+                 "at this many a second on a connection of its own, measured alone first "
+                 "(--baseline) and then beside the streams");
+  app.add_option("--baseline", c.baseline, "with --probe: seconds of idle probe before the streams")
+      ->capture_default_str();
+  app.add_option("--probe-test", c.probe_test, "with --probe: TCP_RR (default) or UDP_RR");
   app.add_flag("--json", c.json, "print one JSON document (see docs/json.md)");
   app.add_flag("--cpu", c.cpu,
                "show CPU utilization and service demand of both ends (JSON always has them)");

@@ -65,6 +65,40 @@ json latency_json(const measure::Histogram& h) {
 
 namespace {
 
+json open_loop_json(const OpenLoopSummary& o, const spec::TestSpec& s) {
+  return {{"rate_per_second", num(o.rate_per_s)},
+          {"arrival", spec::arrival_name(s.arrival)},
+          {"seed", s.seed},
+          {"max_outstanding", s.max_outstanding},
+          {"sent", o.sent},
+          {"sent_per_second", num(o.sent_per_s)},
+          {"sent_late", o.late},
+          {"held_by_cap", o.held},
+          {"unsent", o.unsent},
+          {"max_send_lag_us", num(o.max_lag_us)}};
+}
+
+// One phase of a latency probe: the probe test's totals, as a request/
+// response test's "total" has them, with its schedule and its errors.
+json probe_phase_json(const results::TestResult& p) {
+  const Summary sum = summarize(p);
+  json j = stream_json(sum.total, sum);
+  if (sum.open_loop) j["open_loop"] = open_loop_json(*sum.open_loop, p.spec);
+  json errors = json::array();
+  if (!p.error.empty()) errors.push_back(p.error);
+  j["errors"] = errors;
+  return j;
+}
+
+json probe_json(const spec::TestSpec& s, const results::ProbeResult& p) {
+  return {{"test", spec::info(s.probe_test).name},
+          {"rate_per_second", num(s.probe_rate_tps)},
+          {"baseline_s", num(s.probe_baseline_s)},
+          {"message_bytes", spec::kProbeMessageBytes},
+          {"idle", p.idle ? probe_phase_json(*p.idle) : json(nullptr)},
+          {"loaded", p.loaded ? probe_phase_json(*p.loaded) : json(nullptr)}};
+}
+
 // Stand-ins for the big arrays in a document written by write_result_json().
 constexpr const char* kStreamsMark = "\x01\x02flowperf-splice:streams\x02\x01";
 constexpr const char* kLocalMark = "\x01\x02flowperf-splice:local\x02\x01";
@@ -134,22 +168,11 @@ json result_doc(const results::TestResult& r, const Summary& sum, bool marks) {
   if (!r.error.empty()) errors.push_back(r.error);
   json total = stream_json(sum.total, sum);
   total["receiver_counted"] = sum.receiver_counted;
-  if (const auto& o = sum.open_loop) {
-    total["open_loop"] = {{"rate_per_second", num(o->rate_per_s)},
-                          {"arrival", spec::arrival_name(r.spec.arrival)},
-                          {"seed", r.spec.seed},
-                          {"max_outstanding", r.spec.max_outstanding},
-                          {"sent", o->sent},
-                          {"sent_per_second", num(o->sent_per_s)},
-                          {"sent_late", o->late},
-                          {"held_by_cap", o->held},
-                          {"unsent", o->unsent},
-                          {"max_send_lag_us", num(o->max_lag_us)}};
-  }
+  if (const auto& o = sum.open_loop) total["open_loop"] = open_loop_json(*o, r.spec);
   total["service_demand"] = {{"units", sum.sd_units},
                              {"local", sum.local_sd ? num(*sum.local_sd) : json(nullptr)},
                              {"remote", sum.remote_sd ? num(*sum.remote_sd) : json(nullptr)}};
-  return {
+  json doc = {
       {"schema_version", kJsonSchemaVersion},
       {"tool", {{"name", "flowperf"}, {"version", kVersion}}},
       {"test", spec::info(r.spec.test).name},
@@ -170,6 +193,8 @@ json result_doc(const results::TestResult& r, const Summary& sum, bool marks) {
       {"interrupted", r.interrupted},
       {"errors", errors},
   };
+  if (r.probe) doc["probe"] = probe_json(r.spec, *r.probe);
+  return doc;
 }
 
 // Writes n elements as dump(2) would inside a document, the array's own

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
 #include "core/version.h"
 #include "report/summary.h"
@@ -101,6 +102,49 @@ std::string text_interval(const spec::TestSpec& s, const results::IntervalSample
                         iv.nic->per_s(iv.nic->delta.tx_packets));
   return line + "\n";
 }
+
+namespace {
+
+// A stream test's latency probe: the idle and the loaded run side by side.
+std::string probe_text(const spec::TestSpec& s, const results::ProbeResult& p) {
+  std::string out = fmt::format(
+      "\n  latency under load: {} probe, {} B each way, open loop at {:g}/s, {:g} s idle first\n",
+      spec::info(s.probe_test).name, spec::kProbeMessageBytes, s.probe_rate_tps,
+      s.probe_baseline_s);
+  out +=
+      fmt::format("  {:>7}  {:>8}  {:>9}  {:>9}  {:>7}  {:>9} {:>9} {:>9} {:>9} {:>10}\n", "Probe",
+                  "Time(s)", "Sent", "Answered", "Unsent", "p50", "p90", "p99", "p99.9", "max(us)");
+  std::optional<double> p50[2];
+  const std::optional<results::TestResult>* phases[2] = {&p.idle, &p.loaded};
+  for (int i = 0; i < 2; ++i) {
+    const char* name = i == 0 ? "idle" : "loaded";
+    if (!*phases[i]) {
+      out += fmt::format("  {:>7}  (did not run)\n", name);
+      continue;
+    }
+    const results::TestResult& run = **phases[i];
+    const Summary sum = summarize(run);
+    const uint64_t sent = sum.open_loop ? sum.open_loop->sent : sum.total.transactions;
+    const uint64_t unsent = sum.open_loop ? sum.open_loop->unsent : 0;
+    std::string lat = "  (no answers)";
+    if (const auto* h = sum.total.latency; h && h->count() > 0) {
+      lat = fmt::format("{:>9} {:>9} {:>9} {:>9} {:>10}", us(h->percentile(50)),
+                        us(h->percentile(90)), us(h->percentile(99)), us(h->percentile(99.9)),
+                        us(h->max()));
+      p50[i] = static_cast<double>(h->percentile(50)) / 1000.0;
+    }
+    out += fmt::format("  {:>7}  {:8.2f}  {:>9}  {:>9}  {:>7}  {}\n", name, sum.total.elapsed_s,
+                       sent, sum.total.transactions, unsent, lat);
+    if (sum.total.timeouts) out += fmt::format("  {:>7}  {} timed out\n", "", sum.total.timeouts);
+    if (!run.error.empty()) out += fmt::format("  {:>7}  error: {}\n", "", run.error);
+  }
+  if (p50[0] && p50[1])
+    out += fmt::format("  the load added {:+.1f} us to the median ({:.1f}x the idle p50)\n",
+                       *p50[1] - *p50[0], *p50[0] > 0 ? *p50[1] / *p50[0] : 0.0);
+  return out;
+}
+
+}  // namespace
 
 std::string text_result(const results::TestResult& r, const TextOptions& o) {
   Summary sum = summarize(r);
@@ -240,6 +284,7 @@ std::string text_result(const results::TestResult& r, const TextOptions& o) {
     out += side("local", r.local_side.nic);
     out += side("remote", r.have_remote ? r.remote_side.nic : std::nullopt);
   }
+  if (r.probe) out += probe_text(s, *r.probe);
   if (r.interrupted) out += "  interrupted: the results cover the time until Ctrl-C\n";
   if (!r.error.empty()) out += "  error: " + r.error + "\n";
   return out;

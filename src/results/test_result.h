@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,8 @@ struct Endpoint {
   uint16_t port = 0;
 };
 
+struct ProbeResult;
+
 struct TestResult {
   spec::TestSpec spec;
   Endpoint local, remote;  // the control connection's two ends
@@ -30,6 +34,15 @@ struct TestResult {
   bool interrupted = false;  // stopped early by the user
   std::string error;         // a failure during the test (partial results above)
   std::vector<IntervalSample> intervals;
+  // With spec.probe_rate_tps: the latency probe's two runs.
+  std::shared_ptr<const ProbeResult> probe;
+};
+
+// A stream test's latency probe (TestSpec::probe_rate_tps): the probe test
+// run alone before the streams (idle), and beside them (loaded). A phase
+// that did not run (the user stopped the test first) is absent.
+struct ProbeResult {
+  std::optional<TestResult> idle, loaded;
 };
 
 }  // namespace flowperf::results

@@ -83,6 +83,7 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   ro.interval_s = spec.interval_s;
   ro.meter_at = local;
   ro.interrupt = o.interrupt;
+  ro.stop = o.stop;
   ro.on_interval = o.on_interval;
   ro.cpu = spec.local.cpu;
   SideRunner runner(engine::client_flows(spec, std::move(sockets), crr_server), ro);

@@ -26,6 +26,9 @@ struct ClientOptions {
   double connect_timeout_s = 5;
   // Set from a signal handler: end the test now and report what was measured.
   const std::atomic<bool>* interrupt = nullptr;
+  // Set by a caller that runs this test beside another: end the test now,
+  // as if its time were up (a latency probe beside its streams).
+  const std::atomic<bool>* stop = nullptr;
   // Called once both sides are running (endpoints known, counters zero).
   std::function<void(const TestResult&)> on_started;
   // Called after each interval while the test runs.
@@ -36,5 +39,9 @@ struct ClientOptions {
 // server, server busy, invalid spec); failures after it started come back
 // in TestResult::error with whatever was measured.
 TestResult run_test(const spec::TestSpec& spec, const ClientOptions& options);
+
+// The same, and with spec.probe_rate_tps the latency probe around it
+// (session/probe.cc): the one entry point for a native client.
+TestResult run_test_and_probe(const spec::TestSpec& spec, const ClientOptions& options);
 
 }  // namespace flowperf::session

@@ -64,7 +64,7 @@ SideRunner::End SideRunner::run(Clock::time_point end, const Poll& poll, bool un
   for (;;) {
     const Clock::time_point now = Clock::now();
     if (options_.interrupt && options_.interrupt->load()) return End::kInterrupted;
-    if (now >= end) return End::kTimeUp;
+    if (now >= end || (options_.stop && options_.stop->load())) return End::kTimeUp;
     if (until_finished && side_.all_finished()) return End::kFinished;
     if (sampler_ && sampler_->due(now)) sample(now);
     // Wake for the next event, when the last flow finishes (a counted test

@@ -45,6 +45,9 @@ class SideRunner {
     std::optional<net::Address> meter_at;
     // Set from a signal handler: run() returns kInterrupted.
     const std::atomic<bool>* interrupt = nullptr;
+    // Set by whoever runs this side beside something else: run() returns
+    // kTimeUp, as if the test's time were up.
+    const std::atomic<bool>* stop = nullptr;
     // Called with each interval sample as it is taken (and the last one).
     std::function<void(const results::IntervalSample&)> on_interval;
   };

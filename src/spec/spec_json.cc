@@ -48,7 +48,9 @@ struct Encoder {
 void decode(const std::string& key, const nlohmann::json& v, TestKind& out) {
   if (!v.is_string()) bad(key, "has the wrong type or is out of range");
   auto kind = parse_test_name(v.get<std::string>());
-  if (!kind) throw std::invalid_argument("unknown test '" + v.get<std::string>() + "'");
+  if (!kind)
+    throw std::invalid_argument((key == "test" ? "" : key + ": ") + "unknown test '" +
+                                v.get<std::string>() + "'");
   out = *kind;
 }
 

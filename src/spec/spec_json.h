@@ -59,6 +59,9 @@ void visit_fields(Spec& s, F&& field) {
   field("arrival", s.arrival);
   field("seed", s.seed);
   field("max_outstanding", s.max_outstanding);
+  field("probe_rate_tps", s.probe_rate_tps);
+  field("probe_baseline_s", s.probe_baseline_s);
+  field("probe_test", s.probe_test);
   field("fill_file", s.fill_file);
   field("batch", s.batch);
   field("gso", s.gso);

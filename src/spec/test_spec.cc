@@ -198,6 +198,31 @@ std::vector<std::string> validate(const TestSpec& s, End here) {
   } else if (s.arrival != Arrival::kFixed || s.max_outstanding != TestSpec{}.max_outstanding) {
     add("--arrival and --max-outstanding shape an open-loop schedule: give --rate too");
   }
+  if (s.probe_rate_tps != 0) {
+    if (!(s.probe_rate_tps > 0) || !std::isfinite(s.probe_rate_tps) ||
+        s.probe_rate_tps > kMaxProbeRateTps)
+      add(fmt::format("--probe {}: probe requests a second must be more than 0 and at most {:.0f}",
+                      s.probe_rate_tps, kMaxProbeRateTps));
+    else if (!stream)
+      add(
+          fmt::format("--probe: a latency probe runs beside a stream test (TCP_STREAM, "
+                      "TCP_MAERTS, UDP_STREAM), not {}; --rate loads a {} open loop itself",
+                      t.name, t.name));
+    if (s.probe_test != TestKind::kTcpRr && s.probe_test != TestKind::kUdpRr)
+      add(fmt::format("--probe-test {}: the probe is TCP_RR or UDP_RR", info(s.probe_test).name));
+    if (!(s.probe_baseline_s > 0) || !std::isfinite(s.probe_baseline_s) ||
+        s.probe_baseline_s > 3600)
+      add(
+          fmt::format("--baseline {}: the idle probe's length must be more than 0 and at most "
+                      "3600 seconds",
+                      s.probe_baseline_s));
+    else if (s.probe_rate_tps > 0 && s.probe_rate_tps * s.probe_baseline_s < 1)
+      add(fmt::format("--probe {} for --baseline {} s sends no idle request: raise either",
+                      s.probe_rate_tps, s.probe_baseline_s));
+  } else if (s.probe_baseline_s != TestSpec{}.probe_baseline_s ||
+             s.probe_test != TestSpec{}.probe_test) {
+    add("--baseline and --probe-test shape a latency probe: give --probe RATE too");
+  }
   if (s.max_outstanding < 1 || s.max_outstanding > kMaxOutstanding)
     add(fmt::format("--max-outstanding {}: requests in flight per stream must be from 1 to {}",
                     s.max_outstanding, kMaxOutstanding));

@@ -139,6 +139,15 @@ struct TestSpec {
   // while that many wait for answers is sent as soon as one comes, still
   // timed from its intended time, and is counted as held by the cap.
   uint32_t max_outstanding = 1000;
+  // Latency under load (--probe): a stream test also runs a request/response
+  // probe, `probe_test` (TCP_RR or UDP_RR, 1 byte each way) open loop at
+  // this many requests a second on a connection of its own to the same
+  // server, first alone for `probe_baseline_s` (idle), then while the
+  // streams run (loaded). 0: no probe. The client runs the probe as tests
+  // of their own; a server sees two ordinary tests.
+  double probe_rate_tps = 0;
+  double probe_baseline_s = 2;
+  TestKind probe_test = TestKind::kTcpRr;
   // A file whose bytes, repeated, fill the client's send buffers (netperf
   // -F); empty: flowperf's own pattern. Only ever read on the client: a
   // server never reads a file a client names.
@@ -202,6 +211,10 @@ inline constexpr uint32_t kMaxBurst = 1u << 20;
 // Open loop: at most this many transactions a second, and requests in flight per stream.
 inline constexpr double kMaxRateTps = 1e8;
 inline constexpr uint32_t kMaxOutstanding = 1u << 20;
+// A probe measures latency beside a load; it is not the load.
+inline constexpr double kMaxProbeRateTps = 100'000;
+// Its requests and answers: one byte each, the smallest a network carries.
+inline constexpr uint32_t kProbeMessageBytes = 1;
 inline constexpr int kMaxCpu = 1024;  // CPU_SETSIZE
 
 unsigned default_threads(const TestSpec& spec);

@@ -625,6 +625,9 @@ TestSpec Unusual(TestKind kind) {
   s.arrival = Arrival::kPoisson;
   s.seed = 77;
   s.max_outstanding = 12;
+  s.probe_rate_tps = 20.5;
+  s.probe_baseline_s = 1.5;
+  s.probe_test = TestKind::kUdpRr;
   s.fill_file = "/tmp/fill";
   s.batch = 16;
   s.gso = true;
@@ -671,6 +674,9 @@ void ExpectSameSpec(const TestSpec& a, const TestSpec& b) {
   EXPECT_EQ(a.arrival, b.arrival);
   EXPECT_EQ(a.seed, b.seed);
   EXPECT_EQ(a.max_outstanding, b.max_outstanding);
+  EXPECT_EQ(a.probe_rate_tps, b.probe_rate_tps);
+  EXPECT_EQ(a.probe_baseline_s, b.probe_baseline_s);
+  EXPECT_EQ(a.probe_test, b.probe_test);
   EXPECT_EQ(a.fill_file, b.fill_file);
   EXPECT_EQ(a.batch, b.batch);
   EXPECT_EQ(a.gso, b.gso);
@@ -872,6 +878,8 @@ TEST(SpecJson, RejectsWrongFieldTypes) {
       {"keepalive", 1},
       {"cork", "true"},
       {"burst", -1},
+      {"probe_rate_tps", "10"},
+      {"probe_test", "PING"},
       {"fill_file", 7},
       {"batch", "32"},
       {"gso", 0},

@@ -1,0 +1,170 @@
+// Latency under load (--probe) against a real `flowperf server` process on
+// 127.0.0.1: the probe runs open loop at its rate alone for the baseline and
+// then beside the streams, and both runs are in the JSON with their counts;
+// the text shows them side by side; UDP_RR probes too; a count-ended stream
+// test stops its probe when it ends; Ctrl-C during the baseline still
+// reports the idle probe; misuse is refused with exit 2. (The queue a
+// loaded link builds is measured in tests/netns/.)
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "e2e/process.h"
+
+namespace flowperf::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+const std::string kBin = FLOWPERF_BIN;
+
+class Probe : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    server_ = new Process({kBin, "server", "-p", "0", "-B", "127.0.0.1"});
+    port_ = announced_port(*server_);
+  }
+  static void TearDownTestSuite() {
+    delete server_;
+    server_ = nullptr;
+  }
+  void SetUp() override { ASSERT_FALSE(port_.empty()) << "the server did not start"; }
+
+  static std::vector<std::string> argv(std::vector<std::string> args) {
+    std::vector<std::string> a = {kBin, "-H", "127.0.0.1", "-p", port_};
+    a.insert(a.end(), args.begin(), args.end());
+    return a;
+  }
+  static Outcome run(std::vector<std::string> args) { return Process(argv(args)).wait(60s); }
+  static json parse(const Outcome& o, int exit_code = 0) {
+    EXPECT_FALSE(o.timed_out);
+    EXPECT_EQ(o.exit_code, exit_code) << o.err;
+    json j = json::parse(o.out, nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << o.out;
+    return j;
+  }
+
+  static Process* server_;
+  static std::string port_;
+};
+Process* Probe::server_ = nullptr;
+std::string Probe::port_;
+
+double d(const json& j) { return j.get<double>(); }
+uint64_t u64(const json& j) { return j.get<uint64_t>(); }
+
+// A phase's schedule: about rate × seconds sent, every answer timed.
+void ExpectPhase(const json& p, double rate, double seconds, const char* name) {
+  SCOPED_TRACE(name);
+  ASSERT_TRUE(p.is_object()) << p;
+  const double sent = d(p["open_loop"]["sent"]);
+  EXPECT_NEAR(sent, rate * seconds, rate * seconds * 0.05 + 2);
+  EXPECT_LE(u64(p["open_loop"]["unsent"]), 1u);  // one due as the run ended
+  EXPECT_GE(u64(p["transactions"]) + 2, u64(p["open_loop"]["sent"]));
+  EXPECT_EQ(u64(p["latency_us"]["count"]), u64(p["transactions"]));
+  EXPECT_GT(d(p["latency_us"]["p50"]), 0);
+  EXPECT_TRUE(p["errors"].empty()) << p["errors"];
+}
+
+TEST_F(Probe, IdleThenLoadedAtTheProbesRate) {
+  const json j =
+      parse(run({"-t", "TCP_STREAM", "-l", "2", "--probe", "200", "--baseline", "1", "--json"}));
+  EXPECT_EQ(j["test"], "TCP_STREAM");
+  EXPECT_GT(d(j["total"]["bits_per_second"]), 1e8);  // the streams ran
+  EXPECT_EQ(d(j["spec"]["probe_rate_tps"]), 200);
+  const json& p = j["probe"];
+  EXPECT_EQ(p["test"], "TCP_RR");
+  EXPECT_EQ(d(p["rate_per_second"]), 200);
+  ExpectPhase(p["idle"], 200, 1, "idle");
+  // Beside the streams: from their start to their end, about 2 s.
+  ExpectPhase(p["loaded"], 200, 2, "loaded");
+  EXPECT_LE(d(p["loaded"]["elapsed_s"]), d(j["total"]["elapsed_s"]) + 0.05);
+  EXPECT_FALSE(j["interrupted"].get<bool>());
+}
+
+TEST_F(Probe, UdpRrProbeBesideAPacedUdpStream) {
+  const json j = parse(run({"-t", "UDP_STREAM", "-b", "200M", "-l", "2", "--probe", "100",
+                            "--probe-test", "UDP_RR", "--baseline", "1", "--json"}));
+  EXPECT_EQ(j["probe"]["test"], "UDP_RR");
+  ExpectPhase(j["probe"]["idle"], 100, 1, "idle");
+  ExpectPhase(j["probe"]["loaded"], 100, 2, "loaded");
+  EXPECT_GT(u64(j["total"]["datagrams_received"]), 0u);
+}
+
+TEST_F(Probe, TextShowsBothRunsSideBySide) {
+  const Outcome o = run({"-t", "TCP_MAERTS", "-l", "1", "--probe", "100", "--baseline", "0.5"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find("latency under load: TCP_RR probe, 1 B each way, open loop at 100/s"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("   idle  "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find(" loaded  "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("the load added"), std::string::npos) << o.out;
+}
+
+TEST_F(Probe, ACountedStreamTestEndsItsProbe) {
+  // 200 MB at loopback speed: well under a second; the probe (3600 s long
+  // as far as it knows) is stopped when the streams end.
+  const Outcome o = Process(argv({"-t", "TCP_STREAM", "-n", "200M", "--probe", "100", "--baseline",
+                                  "0.5", "--json"}))
+                        .wait(30s);
+  const json j = parse(o);
+  const json& loaded = j["probe"]["loaded"];
+  ASSERT_TRUE(loaded.is_object());
+  EXPECT_LT(d(loaded["elapsed_s"]), d(j["total"]["elapsed_s"]) + 0.5);
+  EXPECT_TRUE(loaded["errors"].empty()) << loaded["errors"];
+  EXPECT_FALSE(j["interrupted"].get<bool>());
+}
+
+TEST_F(Probe, CtrlCDuringTheBaselineReportsTheIdleProbe) {
+  Process client(
+      argv({"-t", "TCP_STREAM", "-l", "5", "--probe", "100", "--baseline", "5", "--json"}));
+  std::this_thread::sleep_for(1500ms);
+  client.signal(SIGINT);
+  const json j = parse(client.wait(30s), 130);  // 128 + SIGINT, as for any interrupted test
+  EXPECT_TRUE(j["interrupted"].get<bool>());
+  const json& idle = j["probe"]["idle"];
+  ASSERT_TRUE(idle.is_object()) << j["probe"];
+  EXPECT_GT(u64(idle["transactions"]), 50u);  // ~1.5 s at 100/s
+  EXPECT_LT(u64(idle["transactions"]), 400u);
+  EXPECT_TRUE(j["probe"]["loaded"].is_null());
+}
+
+TEST_F(Probe, TheEmbeddedServerCarriesBothTests) {
+  const Outcome o = Process({kBin, "-t", "TCP_STREAM", "-l", "1", "--probe", "100", "--baseline",
+                             "0.5", "--json"})
+                        .wait(30s);
+  const json j = parse(o);
+  ExpectPhase(j["probe"]["idle"], 100, 0.5, "idle");
+  ExpectPhase(j["probe"]["loaded"], 100, 1, "loaded");
+}
+
+TEST_F(Probe, MisuseIsRefusedWithItsReason) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+  };
+  for (const Case& c : {
+           Case{{"-t", "TCP_RR", "--probe", "100"}, "a latency probe runs beside a stream test"},
+           Case{{"-t", "TCP_STREAM", "--probe", "often"}, "--probe often: give transactions"},
+           Case{{"-t", "TCP_STREAM", "--probe", "1M"}, "at most 100000"},
+           Case{{"-t", "TCP_STREAM", "--baseline", "1"}, "give --probe RATE too"},
+           Case{{"-t", "TCP_STREAM", "--probe", "10", "--probe-test", "TCP_CRR"},
+                "--probe-test TCP_CRR: the probe is TCP_RR or UDP_RR"},
+           Case{{"-t", "TCP_STREAM", "--probe", "10", "--probe-test", "PING"},
+                "--probe-test PING: the probe is TCP_RR or UDP_RR"},
+       }) {
+    const Outcome o = run(c.args);
+    EXPECT_EQ(o.exit_code, 2) << o.err;
+    EXPECT_NE(o.err.find(c.says), std::string::npos) << o.err;
+  }
+}
+
+}  // namespace
+}  // namespace flowperf::testing
