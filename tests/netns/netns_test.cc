@@ -231,6 +231,9 @@ class Netns : public ::testing::Test {
   void tcp_stream_through_tbf(uint64_t rate_bps, int mtu, const std::string& label);
   // tbf 1 Mbit/s, burst 1,600 bytes, on the client's egress (see TcpRrLatencyIsTbfsTokenTime).
   void shape_1mbit();
+  // tbf 20 Mbit/s, 100 ms of queue, on the client's egress (see ACubicStreamFillsTheQueue...).
+  void shape_bloated();
+  double probe_delay_us(const std::string& cc);
 
   // A UDP_STREAM with the kernel's counters read around it into k.
   json udp_stream(std::vector<std::string> args, UdpTruth& k, const std::string& host = kServer4,
@@ -855,6 +858,46 @@ TEST_F(Netns, AnOpenLoopAboveTheLinksRateShowsTheQueue) {
   // 0.75 s of queue.
   EXPECT_GT(d(lat["p50"]), 100'000) << lat.dump();
   EXPECT_LT(d(open["total"]["transactions_per_second"]), 110);
+}
+
+// ---- latency under load: a probe beside a stream, through a queue ----
+
+// tbf 20 Mbit/s with 100 ms of queue on the client's egress: the bufferbloat
+// a home router has. Idle, a probe's round trip is the veth's (tens of us);
+// a cubic stream fills the queue until tbf drops, so the probe's requests,
+// queued behind the stream's segments, wait tens of milliseconds (fping
+// through the same link: 35-60 ms). BBR paces at the rate it measures and
+// keeps the queue near empty.
+void Netns::shape_bloated() {
+  must({tool("tc"), "-n", net_->b, "qdisc", "replace", "dev", NetnsPair::kDev, "root", "tbf",
+        "rate", "20mbit", "burst", "16kb", "latency", "100ms"});
+}
+
+// Loaded p50 less idle p50 of a 4 s TCP_STREAM with congestion control `cc`
+// and a TCP_RR probe at 50/s.
+double Netns::probe_delay_us(const std::string& cc) {
+  json j = client({"-t", "TCP_STREAM", "-l", "4", "-K", cc, "--probe", "50", "--baseline", "1"});
+  if (!j.is_object()) return NAN;
+  const json& p = j["probe"];
+  EXPECT_EQ(j["local"]["flows"][0]["tcp_info"]["congestion_control"], cc);
+  const double idle = d(p["idle"]["latency_us"]["p50"]),
+               loaded = d(p["loaded"]["latency_us"]["p50"]);
+  note("TCP_STREAM -K " + cc + " on tbf 20mbit latency 100ms: probe p50 idle " +
+       std::to_string(idle) + " us, loaded " + std::to_string(loaded) + " us (p99 " +
+       std::to_string(d(p["loaded"]["latency_us"]["p99"])) + " us); stream " +
+       std::to_string(d(j["total"]["bits_per_second"]) / 1e6) + " Mbit/s");
+  EXPECT_LT(idle, 2'000) << "the idle link should answer in well under 2 ms";
+  EXPECT_NEAR(d(p["loaded"]["open_loop"]["sent"]), 200, 10);
+  EXPECT_TRUE(p["loaded"]["errors"].empty()) << p["loaded"]["errors"];
+  return loaded - idle;
+}
+
+TEST_F(Netns, ACubicStreamFillsTheQueueAndTheProbeWaitsInIt) {
+  shape_bloated();
+  const double cubic = probe_delay_us("cubic");
+  EXPECT_GT(cubic, 20'000) << "the queue tbf holds (100 ms) should cost the probe tens of ms";
+  const double bbr = probe_delay_us("bbr");
+  EXPECT_LT(bbr, cubic / 2) << "BBR keeps the queue short";
 }
 
 }  // namespace
