@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -54,11 +55,13 @@ struct ClientArgs {
   uint32_t max_outstanding = spec::TestSpec{}.max_outstanding;
   std::string probe_rate, probe_test = "TCP_RR";  // --probe, --probe-test
   double baseline = spec::TestSpec{}.probe_baseline_s;
+  bool bidir = false;
   // Which options the command line gave (a default is not a choice).
   struct Given {
     bool host = false, length = false, count = false, send_size = false, recv_size = false,
          local_buf = false, remote_buf = false, rr = false, rate = false, cc = false,
-         udp_rr_min_timeout = false, tos = false, priority = false, cpu_bind = false;
+         udp_rr_min_timeout = false, tos = false, priority = false, cpu_bind = false,
+         streams = false;
   } given;
   uint32_t repeat = 0;            // --repeat: most runs; 0 = not asked
   std::string confidence;         // --confidence LEVEL[,WIDTH]
@@ -249,18 +252,32 @@ void check_combinations(const ClientArgs& a, const spec::TestInfo& t) {
                                   a.udp_rr_min_timeout_us, t.name));
 }
 
+// -t RRUL: flent's "realtime response under load" in one flowperf test:
+// streams both ways and a latency probe beside them.
+constexpr uint32_t kRrulStreams = 4;           // each way
+constexpr const char* kRrulProbeRate = "100";  // a second
+
+bool is_rrul(const std::string& test) {
+  std::string upper = test;
+  for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return upper == "RRUL";
+}
+
 spec::TestSpec build_spec(const ClientArgs& a) {
   spec::TestSpec s;
-  auto kind = spec::parse_test_name(a.test);
+  const bool rrul = is_rrul(a.test);
+  auto kind = rrul ? std::optional(spec::TestKind::kTcpStream) : spec::parse_test_name(a.test);
   if (!kind) {
     std::string names;
     for (const auto& t : spec::all_tests())
       names += std::string(names.empty() ? "" : ", ") + t.name;
-    throw usage_error("-t " + a.test + ": unknown test; choose one of " + names);
+    throw usage_error("-t " + a.test + ": unknown test; choose one of " + names +
+                      ", or RRUL (TCP_STREAM --bidir -P 4 --probe 100)");
   }
   s.test = *kind;
   s.duration_s = a.duration;
-  s.streams = a.streams;
+  s.streams = rrul && !a.given.streams ? kRrulStreams : a.streams;
+  s.bidir = a.bidir || rrul;
   s.threads = a.threads;
   s.interval_s = a.interval;
   s.nodelay = a.nodelay;
@@ -284,7 +301,10 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   s.arrival = *arrival;
   s.seed = a.seed;
   s.max_outstanding = a.max_outstanding;
-  if (!a.probe_rate.empty()) s.probe_rate_tps = parse_transaction_rate(a.probe_rate, "--probe");
+  if (!a.probe_rate.empty())
+    s.probe_rate_tps = parse_transaction_rate(a.probe_rate, "--probe");
+  else if (rrul)
+    s.probe_rate_tps = parse_transaction_rate(kRrulProbeRate);
   s.probe_baseline_s = a.baseline;
   const auto probe_test = spec::parse_test_name(a.probe_test);
   if (!probe_test)
@@ -563,7 +583,7 @@ int run_server(const ServerArgs& a) {
 // to the ones whose absence means something.
 struct ClientOptionHandles {
   CLI::Option *host, *length, *count, *send_size, *recv_size, *local_buf, *remote_buf, *rr, *rate,
-      *cc, *udp_rr_min_timeout, *tos, *priority, *cpu_bind;
+      *cc, *udp_rr_min_timeout, *tos, *priority, *cpu_bind, *streams;
 };
 
 ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
@@ -574,8 +594,10 @@ ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
   app.add_option("-p,--port", c.port, "server control port")
       ->capture_default_str()
       ->check(CLI::Range(1, 65535));
-  app.add_option("-t,--test", c.test,
-                 "TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR or TCP_CC (any case)")
+  app.add_option(
+         "-t,--test", c.test,
+         "TCP_STREAM, TCP_MAERTS, UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR or TCP_CC (any case); "
+         "RRUL: streams both ways with a latency probe")
       ->capture_default_str();
   h.length =
       app.add_option("-l,--length", c.duration, "test length in seconds")->capture_default_str();
@@ -593,7 +615,8 @@ ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
              ->capture_default_str();
   h.rate =
       app.add_option("-b,--bitrate", c.rate, "UDP_STREAM target rate in bits/s (K, M, G suffixes)");
-  app.add_option("-P,--parallel", c.streams, "number of streams")->capture_default_str();
+  h.streams =
+      app.add_option("-P,--parallel", c.streams, "number of streams")->capture_default_str();
   app.add_option("--threads", c.threads, "worker threads per side (default: min(streams, cores))");
   app.add_option("-i,--interval", c.interval, "report every this many seconds while running");
   app.add_option("-f,--format", c.unit, "rate unit: k/m/g bits, K/M/G bytes, a for auto")
@@ -641,6 +664,9 @@ ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
   app.add_option("--baseline", c.baseline, "with --probe: seconds of idle probe before the streams")
       ->capture_default_str();
   app.add_option("--probe-test", c.probe_test, "with --probe: TCP_RR (default) or UDP_RR");
+  app.add_flag("--bidir", c.bidir,
+               "TCP_STREAM and TCP_MAERTS: the other direction at the same time, as many streams "
+               "again (-t RRUL: --bidir -P 4 --probe 100)");
   app.add_flag("--json", c.json, "print one JSON document (see docs/json.md)");
   app.add_flag("--cpu", c.cpu,
                "show CPU utilization and service demand of both ends (JSON always has them)");
@@ -695,7 +721,8 @@ void note_given(ClientArgs& c, const ClientOptionHandles& h) {
              .udp_rr_min_timeout = given(h.udp_rr_min_timeout),
              .tos = given(h.tos),
              .priority = given(h.priority),
-             .cpu_bind = given(h.cpu_bind)};
+             .cpu_bind = given(h.cpu_bind),
+             .streams = given(h.streams)};
 }
 
 }  // namespace

@@ -194,6 +194,13 @@ json result_doc(const results::TestResult& r, const Summary& sum, bool marks) {
       {"errors", errors},
   };
   if (r.probe) doc["probe"] = probe_json(r.spec, *r.probe);
+  if (r.reverse) {
+    // The other direction, a document of its own inside this one.
+    json back = result_doc(*r.reverse, summarize(*r.reverse), false);
+    back.erase("schema_version");
+    back.erase("tool");
+    doc["reverse"] = std::move(back);
+  }
   return doc;
 }
 

@@ -53,6 +53,12 @@ std::string text_header(const results::TestResult& r) {
     out += fmt::format(", open loop {:g}/s {} (seed {}, at most {} in flight a stream)", s.rate_tps,
                        spec::arrival_name(s.arrival), s.seed, s.max_outstanding);
   if (s.nodelay) out += ", TCP_NODELAY";
+  if (s.bidir)
+    out += fmt::format(", and {} the other way at the same time",
+                       s.test == spec::TestKind::kTcpStream ? "TCP_MAERTS" : "TCP_STREAM");
+  if (s.probe_rate_tps > 0)
+    out += fmt::format(", a {} latency probe at {:g}/s", spec::info(s.probe_test).name,
+                       s.probe_rate_tps);
   // Modes that trade realism for speed are always named.
   if (s.batch > 1 || s.gso || s.gro)
     out += fmt::format(", batch {} ({}/{})", s.batch,
@@ -283,6 +289,15 @@ std::string text_result(const results::TestResult& r, const TextOptions& o) {
     };
     out += side("local", r.local_side.nic);
     out += side("remote", r.have_remote ? r.remote_side.nic : std::nullopt);
+  }
+  if (r.reverse) {
+    const results::TestResult& back = *r.reverse;
+    out += fmt::format("\n  the other direction, {} at the same time:",
+                       spec::info(back.spec.test).name);
+    out += text_result(back, o);
+    const double up = sum.total.throughput_bps, down = summarize(back).total.throughput_bps;
+    out += fmt::format("  both ways: {} + {} = {}\n", rate_text(up, o.unit),
+                       rate_text(down, o.unit), rate_text(up + down, o.unit));
   }
   if (r.probe) out += probe_text(s, *r.probe);
   if (r.interrupted) out += "  interrupted: the results cover the time until Ctrl-C\n";

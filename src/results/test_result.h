@@ -36,6 +36,8 @@ struct TestResult {
   std::vector<IntervalSample> intervals;
   // With spec.probe_rate_tps: the latency probe's two runs.
   std::shared_ptr<const ProbeResult> probe;
+  // With spec.bidir: the other direction's test, run at the same time.
+  std::shared_ptr<const TestResult> reverse;
 };
 
 // A stream test's latency probe (TestSpec::probe_rate_tps): the probe test

@@ -1,14 +1,19 @@
-// Latency under load: a stream test with a request/response probe beside it
-// (TestSpec::probe_rate_tps). Steps:
+// Tests a client runs as several to one server, each an ordinary test to
+// it (the flowperf control protocol over again), so any flowperf server
+// carries them:
 //
-//   1. idle:   the probe alone, open loop at the probe rate, for the baseline;
-//   2. loaded: the stream test, and from the moment it has started the probe
-//              again on a connection of its own, until the streams end.
-//
-// Each is an ordinary test to the server (the flowperf control protocol
-// twice over), so any flowperf server measures latency under load, and the
-// probe crosses the same path as the streams: the same server address, the
-// same queues.
+// * latency under load (TestSpec::probe_rate_tps): a stream test with a
+//   request/response probe beside it, in two steps:
+//     1. idle:   the probe alone, open loop at the probe rate, for the
+//                baseline;
+//     2. loaded: the stream test, and from the moment it has started the
+//                probe again on a connection of its own, until the streams
+//                end.
+//   The probe crosses the same path as the streams: the same server and
+//   data addresses, the same queues.
+// * both directions at once (TestSpec::bidir): beside a TCP_STREAM, a
+//   TCP_MAERTS with the same streams and options (or the other way round),
+//   started with it and stopped when it ends.
 #include <atomic>
 #include <exception>
 #include <memory>
@@ -40,13 +45,23 @@ spec::TestSpec probe_spec(const spec::TestSpec& s, double seconds) {
   return p;
 }
 
-// The stream test as the server sees it: the probe is the client's business.
-spec::TestSpec without_probe(spec::TestSpec s) {
+// The stream test as the server sees it: the probe and the other direction
+// are the client's business.
+spec::TestSpec plain_test(spec::TestSpec s) {
   const spec::TestSpec plain;
   s.probe_rate_tps = plain.probe_rate_tps;
   s.probe_baseline_s = plain.probe_baseline_s;
   s.probe_test = plain.probe_test;
+  s.bidir = plain.bidir;
   return s;
+}
+
+// The other direction of a bidirectional stream test.
+spec::TestSpec reverse_test(const spec::TestSpec& s) {
+  spec::TestSpec r = plain_test(s);
+  r.test = s.test == spec::TestKind::kTcpStream ? spec::TestKind::kTcpMaerts
+                                                : spec::TestKind::kTcpStream;
+  return r;
 }
 
 // Probe tests print nothing and take no interval samples of their own.
@@ -60,15 +75,15 @@ ClientOptions quiet(const ClientOptions& o) {
   return q;
 }
 
-// The probe's run beside the streams, on a thread of its own.
-class LoadedProbe {
+// A test run beside another, on a thread of its own, until it is stopped.
+class Beside {
  public:
-  LoadedProbe(spec::TestSpec spec, ClientOptions o) : spec_(std::move(spec)), o_(std::move(o)) {
+  Beside(spec::TestSpec spec, ClientOptions o) : spec_(std::move(spec)), o_(std::move(o)) {
     o_.stop = &stop_;
   }
-  ~LoadedProbe() { finish(); }
-  LoadedProbe(const LoadedProbe&) = delete;
-  LoadedProbe& operator=(const LoadedProbe&) = delete;
+  ~Beside() { finish(); }
+  Beside(const Beside&) = delete;
+  Beside& operator=(const Beside&) = delete;
 
   void start() {
     thread_ = std::thread([this] {
@@ -79,7 +94,7 @@ class LoadedProbe {
       }
     });
   }
-  // Ends the probe (if it still runs) and waits for its result.
+  // Ends the test (if it still runs) and waits for its result.
   void finish() {
     stop_ = true;
     if (thread_.joinable()) thread_.join();
@@ -96,10 +111,61 @@ class LoadedProbe {
   std::string error_;
 };
 
+// Runs the streams with whatever goes beside them: `probe` (a loaded
+// probe) and the other direction (s.bidir). Both start once the streams
+// run and stop when they end.
+TestResult run_loaded(const spec::TestSpec& s, const ClientOptions& o,
+                      results::ProbeResult* probe) {
+  std::optional<Beside> loaded, reverse;
+  // A count-ended stream test has no known length: what runs beside it
+  // runs until it is stopped.
+  const double seconds = s.count > 0 ? 3600 : s.duration_s;
+  if (probe) loaded.emplace(probe_spec(s, seconds), quiet(o));
+  if (s.bidir) {
+    spec::TestSpec back = reverse_test(s);
+    back.duration_s = seconds;
+    back.count = 0;
+    reverse.emplace(std::move(back), quiet(o));
+  }
+  ClientOptions so = o;
+  so.on_started = [&](const TestResult& started) {
+    if (reverse) reverse->start();
+    if (loaded) loaded->start();
+    if (!o.on_started) return;
+    TestResult shown = started;  // the test as asked, not as the server was sent it
+    shown.spec = s;
+    o.on_started(shown);
+  };
+  TestResult r = run_test(plain_test(s), so);
+  r.spec = s;
+  // Ended by the stop (as they were meant to be); a user's interrupt is the
+  // stream test's.
+  auto take = [&](Beside& b, const char* what) -> std::optional<TestResult> {
+    b.finish();
+    if (!b.result()) {
+      if (!b.error().empty() && r.error.empty()) r.error = std::string(what) + ": " + b.error();
+      return std::nullopt;
+    }
+    TestResult& t = *b.result();
+    t.interrupted = false;
+    if (!t.error.empty() && r.error.empty()) r.error = std::string(what) + ": " + t.error;
+    return std::move(t);
+  };
+  if (reverse) {
+    if (auto back = take(*reverse, "the other direction")) {
+      // It ran as long as the streams did, not the hour it was given.
+      back->spec.duration_s = s.count > 0 ? back->local_side.elapsed_s : s.duration_s;
+      r.reverse = std::make_shared<const TestResult>(std::move(*back));
+    }
+  }
+  if (loaded) probe->loaded = take(*loaded, "latency probe (loaded)");
+  return r;
+}
+
 }  // namespace
 
 TestResult run_test_and_probe(const spec::TestSpec& s, const ClientOptions& o) {
-  if (s.probe_rate_tps <= 0) return run_test(s, o);
+  if (s.probe_rate_tps <= 0) return s.bidir ? run_loaded(s, o, nullptr) : run_test(s, o);
   auto probe = std::make_shared<results::ProbeResult>();
 
   // 1. Idle: the probe alone. A failure here (no server) is the test's.
@@ -115,27 +181,8 @@ TestResult run_test_and_probe(const spec::TestSpec& s, const ClientOptions& o) {
     return r;
   }
 
-  // 2. Loaded: the streams, and the probe once they run. A count-ended
-  //    stream test has no known length: the probe runs until it is stopped.
-  const double seconds = s.count > 0 ? 3600 : s.duration_s;
-  LoadedProbe loaded(probe_spec(s, seconds), quiet(o));
-  ClientOptions so = o;
-  so.on_started = [&](const TestResult& started) {
-    loaded.start();
-    if (o.on_started) o.on_started(started);
-  };
-  TestResult r = run_test(without_probe(s), so);
-  loaded.finish();
-  r.spec = s;
-  if (loaded.result()) {
-    TestResult& p = *loaded.result();
-    // Ended by the stop above (it was meant to); a user's interrupt is the stream test's.
-    p.interrupted = false;
-    if (!p.error.empty() && r.error.empty()) r.error = "latency probe (loaded): " + p.error;
-    probe->loaded = std::move(p);
-  } else if (!loaded.error().empty() && r.error.empty()) {
-    r.error = "latency probe (loaded): " + loaded.error();
-  }
+  // 2. Loaded: the streams, and the probe once they run.
+  TestResult r = run_loaded(s, o, probe.get());
   r.probe = std::move(probe);
   return r;
 }

@@ -62,6 +62,7 @@ void visit_fields(Spec& s, F&& field) {
   field("probe_rate_tps", s.probe_rate_tps);
   field("probe_baseline_s", s.probe_baseline_s);
   field("probe_test", s.probe_test);
+  field("bidir", s.bidir);
   field("fill_file", s.fill_file);
   field("batch", s.batch);
   field("gso", s.gso);

@@ -223,6 +223,12 @@ std::vector<std::string> validate(const TestSpec& s, End here) {
              s.probe_test != TestSpec{}.probe_test) {
     add("--baseline and --probe-test shape a latency probe: give --probe RATE too");
   }
+  if (s.bidir && s.test != TestKind::kTcpStream && s.test != TestKind::kTcpMaerts)
+    add(fmt::format("--bidir: both directions at once is for TCP_STREAM and TCP_MAERTS, not {}",
+                    t.name));
+  else if (s.bidir && (s.local.data_port || s.remote.data_port))
+    add("--bidir runs a second test beside the first, and the two cannot share fixed data "
+        "ports: drop the data port, or run two clients with a port each");
   if (s.max_outstanding < 1 || s.max_outstanding > kMaxOutstanding)
     add(fmt::format("--max-outstanding {}: requests in flight per stream must be from 1 to {}",
                     s.max_outstanding, kMaxOutstanding));

@@ -148,6 +148,11 @@ struct TestSpec {
   double probe_rate_tps = 0;
   double probe_baseline_s = 2;
   TestKind probe_test = TestKind::kTcpRr;
+  // TCP_STREAM and TCP_MAERTS (--bidir): the other direction at the same
+  // time, as many streams again on connections of their own (the client
+  // runs TCP_MAERTS beside TCP_STREAM, or the other way round, as a second
+  // test to the same server; a server never sees this flag set).
+  bool bidir = false;
   // A file whose bytes, repeated, fill the client's send buffers (netperf
   // -F); empty: flowperf's own pattern. Only ever read on the client: a
   // server never reads a file a client names.

@@ -3,8 +3,10 @@
 // then beside the streams, and both runs are in the JSON with their counts;
 // the text shows them side by side; UDP_RR probes too; a count-ended stream
 // test stops its probe when it ends; Ctrl-C during the baseline still
-// reports the idle probe; misuse is refused with exit 2. (The queue a
-// loaded link builds is measured in tests/netns/.)
+// reports the idle probe; misuse is refused with exit 2. And --bidir: the
+// other direction at the same time, alone and in -t RRUL (four streams
+// each way and the probe). (The queue a loaded link builds is measured in
+// tests/netns/.)
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -145,6 +147,42 @@ TEST_F(Probe, TheEmbeddedServerCarriesBothTests) {
   ExpectPhase(j["probe"]["loaded"], 100, 1, "loaded");
 }
 
+TEST_F(Probe, BidirRunsTheOtherDirectionAtTheSameTime) {
+  const json j = parse(run({"-t", "TCP_MAERTS", "--bidir", "-P", "2", "-l", "2", "--json"}));
+  EXPECT_EQ(j["test"], "TCP_MAERTS");
+  EXPECT_TRUE(j["spec"]["bidir"].get<bool>());
+  const json& back = j["reverse"];
+  ASSERT_TRUE(back.is_object());
+  EXPECT_EQ(back["test"], "TCP_STREAM");
+  EXPECT_FALSE(back["spec"]["bidir"].get<bool>());
+  // Read back from the sockets: each test's client flows moved data their own way.
+  ASSERT_EQ(j["local"]["flows"].size(), 2u);
+  ASSERT_EQ(back["local"]["flows"].size(), 2u);
+  for (const auto& f : j["local"]["flows"]) EXPECT_GT(u64(f["bytes_recv"]), 1'000'000u);
+  for (const auto& f : back["local"]["flows"]) EXPECT_GT(u64(f["bytes_sent"]), 1'000'000u);
+  // At the same time: both ran for the test's length.
+  EXPECT_NEAR(d(back["total"]["elapsed_s"]), d(j["total"]["elapsed_s"]), 0.2);
+  EXPECT_FALSE(j.contains("probe"));
+}
+
+TEST_F(Probe, RrulIsFourStreamsEachWayAndAProbe) {
+  const json j = parse(run({"-t", "rrul", "-l", "2", "--baseline", "0.5", "--json"}));
+  EXPECT_EQ(j["test"], "TCP_STREAM");
+  EXPECT_EQ(j["local"]["flows"].size(), 4u);
+  ASSERT_TRUE(j["reverse"].is_object());
+  EXPECT_EQ(j["reverse"]["test"], "TCP_MAERTS");
+  EXPECT_EQ(j["reverse"]["local"]["flows"].size(), 4u);
+  EXPECT_EQ(d(j["probe"]["rate_per_second"]), 100);
+  ExpectPhase(j["probe"]["idle"], 100, 0.5, "idle");
+  ExpectPhase(j["probe"]["loaded"], 100, 2, "loaded");
+  // -P and --probe still choose.
+  const json k = parse(
+      run({"-t", "RRUL", "-P", "1", "--probe", "20", "-l", "1", "--baseline", "0.5", "--json"}));
+  EXPECT_EQ(k["local"]["flows"].size(), 1u);
+  EXPECT_EQ(k["reverse"]["local"]["flows"].size(), 1u);
+  EXPECT_EQ(d(k["probe"]["rate_per_second"]), 20);
+}
+
 TEST_F(Probe, MisuseIsRefusedWithItsReason) {
   struct Case {
     std::vector<std::string> args;
@@ -159,6 +197,9 @@ TEST_F(Probe, MisuseIsRefusedWithItsReason) {
                 "--probe-test TCP_CRR: the probe is TCP_RR or UDP_RR"},
            Case{{"-t", "TCP_STREAM", "--probe", "10", "--probe-test", "PING"},
                 "--probe-test PING: the probe is TCP_RR or UDP_RR"},
+           Case{{"-t", "UDP_STREAM", "--bidir"}, "--bidir: both directions at once is for"},
+           Case{{"-t", "TCP_RR", "--bidir"}, "not TCP_RR"},
+           Case{{"-t", "RRULZ"}, "or RRUL (TCP_STREAM --bidir -P 4 --probe 100)"},
        }) {
     const Outcome o = run(c.args);
     EXPECT_EQ(o.exit_code, 2) << o.err;

@@ -1,6 +1,8 @@
-// Latency under load (--probe): what a stream test with a probe may ask for,
-// and how its two probe runs (idle, loaded) are shown in JSON and text, on
-// hand-made results (no sockets; tests/e2e/probe_e2e_test.cc runs them).
+// Latency under load (--probe) and both directions at once (--bidir, and
+// -t RRUL with both): what a stream test may ask for, and how the probe's
+// two runs (idle, loaded) and the other direction are shown in JSON and
+// text, on hand-made results (no sockets; tests/e2e/probe_e2e_test.cc runs
+// them).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -83,6 +85,28 @@ TEST(ProbeSpec, TheProbeTravelsInTheSpecJson) {
   EXPECT_EQ(back.probe_rate_tps, 100);
   EXPECT_EQ(back.probe_baseline_s, 1.5);
   EXPECT_EQ(back.probe_test, TestKind::kUdpRr);
+}
+
+TEST(BidirSpec, TcpStreamsOnlyAndNoFixedDataPorts) {
+  spec::TestSpec s;
+  s.bidir = true;
+  for (TestKind k : {TestKind::kTcpStream, TestKind::kTcpMaerts}) {
+    s.test = k;
+    EXPECT_EQ(problems(s), "") << spec::info(k).name;
+  }
+  for (TestKind k : {TestKind::kUdpStream, TestKind::kTcpRr, TestKind::kUdpRr}) {
+    s.test = k;
+    EXPECT_THAT(problems(s),
+                HasSubstr(std::string("--bidir: both directions at once is for TCP_STREAM and "
+                                      "TCP_MAERTS, not ") +
+                          spec::info(k).name));
+  }
+  s.test = TestKind::kTcpStream;
+  s.remote.data_port = 5001;
+  EXPECT_THAT(problems(s), HasSubstr("cannot share fixed data ports"));
+  s.remote.data_port = 0;
+  s.bidir = true;
+  EXPECT_TRUE(spec::spec_from_json(spec::to_json(s)).bidir);
 }
 
 // A probe run: `answers` transactions, each `us` microseconds, of `sent`.
@@ -186,6 +210,33 @@ TEST(ProbeReport, TextShowsIdleAndLoadedSideBySide) {
   EXPECT_THAT(text, HasSubstr("the load added +"));
   EXPECT_EQ(report::text_result(stream_result(nullptr), {}).find("latency under load"),
             std::string::npos);
+}
+
+TEST(BidirReport, TheOtherDirectionIsADocumentOfItsOwnAndTheTextSumsBoth) {
+  auto r = stream_result(nullptr);
+  r.spec.bidir = true;
+  auto back = stream_result(nullptr);
+  back.spec.test = TestKind::kTcpMaerts;
+  back.spec.probe_rate_tps = 0;
+  back.local_side.flows[0].bytes_recv = 6'000'000;
+  back.remote_side.flows[0].bytes_sent = 6'000'000;
+  r.reverse = std::make_shared<const results::TestResult>(back);
+  const auto j = report::result_json(r);
+  ASSERT_TRUE(j.contains("reverse"));
+  EXPECT_EQ(j["reverse"]["test"], "TCP_MAERTS");
+  EXPECT_DOUBLE_EQ(j["reverse"]["total"]["bits_per_second"].get<double>(), 16e6);
+  EXPECT_DOUBLE_EQ(j["total"]["bits_per_second"].get<double>(), 8e6);
+  EXPECT_FALSE(j["reverse"].contains("schema_version"));
+  EXPECT_TRUE(j["reverse"]["local"]["flows"].is_array());
+  std::ostringstream out;
+  report::write_result_json(out, r);
+  EXPECT_EQ(out.str(), j.dump(2));
+
+  const std::string text = report::text_result(r, {});
+  EXPECT_THAT(text, HasSubstr("the other direction, TCP_MAERTS at the same time:"));
+  EXPECT_THAT(text, HasSubstr("both ways: 8.00 Mbit/s + 16.00 Mbit/s = 24.00 Mbit/s"));
+  EXPECT_THAT(report::text_header(r), HasSubstr("and TCP_MAERTS the other way at the same time"));
+  EXPECT_FALSE(report::result_json(stream_result(nullptr)).contains("reverse"));
 }
 
 }  // namespace

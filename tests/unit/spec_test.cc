@@ -628,6 +628,7 @@ TestSpec Unusual(TestKind kind) {
   s.probe_rate_tps = 20.5;
   s.probe_baseline_s = 1.5;
   s.probe_test = TestKind::kUdpRr;
+  s.bidir = true;
   s.fill_file = "/tmp/fill";
   s.batch = 16;
   s.gso = true;
@@ -677,6 +678,7 @@ void ExpectSameSpec(const TestSpec& a, const TestSpec& b) {
   EXPECT_EQ(a.probe_rate_tps, b.probe_rate_tps);
   EXPECT_EQ(a.probe_baseline_s, b.probe_baseline_s);
   EXPECT_EQ(a.probe_test, b.probe_test);
+  EXPECT_EQ(a.bidir, b.bidir);
   EXPECT_EQ(a.fill_file, b.fill_file);
   EXPECT_EQ(a.batch, b.batch);
   EXPECT_EQ(a.gso, b.gso);
@@ -880,6 +882,7 @@ TEST(SpecJson, RejectsWrongFieldTypes) {
       {"burst", -1},
       {"probe_rate_tps", "10"},
       {"probe_test", "PING"},
+      {"bidir", "yes"},
       {"fill_file", 7},
       {"batch", "32"},
       {"gso", 0},
