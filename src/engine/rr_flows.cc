@@ -553,6 +553,236 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
   }
 }
 
+// ---- TCP_CRR client, open loop ----
+
+OpenCrrClientFlow::OpenCrrClientFlow(net::Address server, CrrOptions opts, uint32_t req,
+                                     uint32_t resp, uint64_t quota, const OpenLoopPlan& plan,
+                                     std::string_view fill)
+    : server_(server),
+      opts_(opts),
+      any_options_(opts.socket.any()),
+      buf_(std::make_unique<char[]>(fill.empty() ? std::max({req, resp, 1u}) : size_t{req} + resp)),
+      in_(buf_.get() + (fill.empty() ? 0 : req)),
+      req_(req),
+      resp_(resp),
+      quota_(quota),
+      ep_(::epoll_create1(EPOLL_CLOEXEC)),
+      limit_(std::max(plan.limit, 1u)) {
+  std::memset(buf_.get(), 'c', std::max(req, resp));
+  fill_with(buf_.get(), req, fill);
+  sched_.plan(plan);
+}
+
+OpenCrrClientFlow::~OpenCrrClientFlow() { close_all(); }
+
+void OpenCrrClientFlow::close_all() noexcept {
+  for (Conn& c : conns_)
+    if (c.fd >= 0) {
+      ::close(c.fd);
+      c.fd = -1;
+    }
+  in_flight_ = 0;
+}
+
+// The connection's end, or its failure: the slot goes back to the free list.
+void OpenCrrClientFlow::release(Conn& c) noexcept {
+  ::close(c.fd);  // leaves ep_ with it
+  c.fd = -1;
+  c.next_free = free_;
+  free_ = &c;
+  --in_flight_;
+}
+
+bool OpenCrrClientFlow::want(Conn& c, uint32_t events) noexcept {
+  if (c.events == events) return true;
+  epoll_event ev{};
+  ev.events = events;
+  ev.data.ptr = &c;
+  if (::epoll_ctl(ep_.get(), c.events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, c.fd, &ev) < 0) {
+    fail("epoll_ctl failed on a connection", errno);
+    return false;
+  }
+  c.events = events;
+  return true;
+}
+
+bool OpenCrrClientFlow::start(Clock::time_point now) noexcept {
+  Conn* c = free_;
+  if (c) {
+    free_ = c->next_free;
+  } else {
+    conns_.emplace_back();
+    c = &conns_.back();
+  }
+  *c = Conn{};
+  c->due = sched_.due();
+  count_send(counters, c->due, now, sched_.held(c->due));
+  sched_.advance();
+  ++started_;
+  ++in_flight_;
+  c->fd = net::data::socket(server_.family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  if (c->fd < 0) {
+    const int err = errno;
+    c->next_free = free_;
+    free_ = c;
+    --in_flight_;
+    fail(err == EMFILE || err == ENFILE
+             ? "socket() failed (out of file descriptors: lower --max-outstanding, or raise "
+               "ulimit -n)"
+             : "socket() failed",
+         err);
+    return false;
+  }
+  if (any_options_) net::apply_socket_options(c->fd, opts_.socket);
+  if (opts_.source.len > 0) {
+    int one = 1;
+    ::setsockopt(c->fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    if (::bind(c->fd, opts_.source.sa(), opts_.source.len) < 0) {
+      const int err = errno;
+      release(*c);
+      fail("cannot bind the data socket to its source address", err);
+      return false;
+    }
+  }
+  if (opts_.rst_close) {
+    static constexpr linger kRst{1, 0};
+    net::data::setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &kRst, sizeof kRst);
+  }
+  counters.connects.add(1);
+  if (net::data::connect(c->fd, server_.sa(), server_.len) == 0) {
+    c->state = req_ ? State::kSend : resp_ ? State::kRecv : State::kAwaitEof;
+    return drive(*c);
+  }
+  if (errno == EINPROGRESS) return want(*c, EPOLLOUT);
+  const int err = errno;
+  release(*c);
+  fail(err == EADDRNOTAVAIL
+           ? "connect failed (out of local ports: raise net.ipv4.ip_local_port_range)"
+           : "connect failed",
+       err);
+  return false;
+}
+
+bool OpenCrrClientFlow::drive(Conn& c) noexcept {
+  for (;;) {
+    switch (c.state) {
+      case State::kConnecting: {
+        int soerr = 0;
+        socklen_t l = sizeof soerr;
+        ::getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &soerr, &l);
+        if (soerr) {
+          release(c);
+          fail("connect failed", soerr);
+          return false;
+        }
+        c.state = req_ ? State::kSend : resp_ ? State::kRecv : State::kAwaitEof;
+        continue;
+      }
+      case State::kSend: {
+        const ssize_t n = net::data::send(c.fd, buf_.get() + c.off, req_ - c.off, MSG_NOSIGNAL);
+        if (n > 0) {
+          counters.bytes_sent.add(static_cast<uint64_t>(n));
+          counters.send_calls.add(1);
+          c.off += static_cast<uint32_t>(n);
+          if (c.off == req_) {
+            c.off = 0;
+            c.state = resp_ ? State::kRecv : State::kAwaitEof;
+          }
+          continue;
+        }
+        if (n < 0 && again(errno)) return want(c, EPOLLOUT);
+        if (n < 0 && errno == EINTR) continue;
+        const int err = n < 0 ? errno : 0;
+        release(c);
+        fail("send failed", err);
+        return false;
+      }
+      case State::kRecv: {
+        const ssize_t n = net::data::recv(c.fd, in_ + c.off, resp_ - c.off, 0);
+        if (n > 0) {
+          counters.bytes_recv.add(static_cast<uint64_t>(n));
+          counters.recv_calls.add(1);
+          c.off += static_cast<uint32_t>(n);
+          if (c.off == resp_) {
+            c.off = 0;
+            c.state = State::kAwaitEof;
+            // --rst-close: the answer is the end; this close sends the RST.
+            if (opts_.rst_close) break;
+          }
+          continue;
+        }
+        if (n < 0 && again(errno)) return want(c, EPOLLIN);
+        if (n < 0 && errno == EINTR) continue;
+        const int err = n < 0 ? errno : 0;
+        release(c);
+        fail(err ? "recv failed" : "the server closed the connection before responding", err);
+        return false;
+      }
+      case State::kAwaitEof: {
+        int err = 0;
+        if (drain_to_eof(c.fd, counters, &err)) break;
+        if (err) {
+          release(c);
+          fail("waiting for the server to close", err);
+          return false;
+        }
+        return want(c, EPOLLIN);
+      }
+    }
+    // The transaction is done: timed from when it was due.
+    if (mss_ == 0) [[unlikely]] {
+      int mss = 0;
+      socklen_t len = sizeof mss;
+      if (::getsockopt(c.fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) == 0 && mss > 0)
+        mss_ = static_cast<uint32_t>(mss);
+    }
+    const Clock::time_point due = c.due;
+    release(c);
+    record(histogram, due, rr::now());
+    counters.transactions.add(1);
+    return true;
+  }
+}
+
+Wait OpenCrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
+  if (!ep_) return fail("epoll_create1 failed", errno);
+  if (!sched_.started()) sched_.start(now);
+  for (;;) {
+    if (load(phase) == Phase::kAbort) {
+      close_all();
+      return finished();
+    }
+    const bool run = load(phase) == Phase::kRun;
+    if (!run && !unsent_counted_) {
+      unsent_counted_ = true;
+      count_unsent(counters, sched_, run_end());
+    }
+    const bool more = run && (!quota_ || started_ < quota_);
+    // 1. Every transaction that is due, as far as the cap allows.
+    if (more) {
+      Clock::time_point t = rr::now();
+      while (sched_.due() <= t && (!quota_ || started_ < quota_)) {
+        if (in_flight_ >= limit_) {
+          sched_.note_full(t);
+          break;
+        }
+        if (!start(t)) return finished();
+        t = rr::now();
+      }
+    }
+    // 2. The connections that can move on.
+    epoll_event ev[64];
+    const int n = ::epoll_wait(ep_.get(), ev, 64, 0);
+    for (int i = 0; i < n; ++i)
+      if (!drive(*static_cast<Conn*>(ev[i].data.ptr))) return finished();
+    if (n > 0) continue;  // slots freed, or more ready
+    if (in_flight_ == 0 && !more) return finished();
+    Wait w = wait_read(ep_.get());
+    if (more && in_flight_ < limit_) w.deadline = sched_.due();
+    return w;
+  }
+}
+
 // ---- TCP_CRR server ----
 
 CrrServerFlow::CrrServerFlow(int listener, CrrOptions opts, uint32_t req, uint32_t resp)

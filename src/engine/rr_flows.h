@@ -168,6 +168,57 @@ class CrrClientFlow final : public Flow {
   uint32_t mss_ = 0;      // the first connection's TCP_MAXSEG (read once)
 };
 
+// An open-loop TCP_CRR (or TCP_CC) client (TestSpec::rate_tps): a new
+// connection at each time its schedule gives, whether or not the earlier
+// ones are done, at most `plan.limit` at once; each transaction's latency
+// counts from its intended time. Its connections live in an epoll set of
+// its own, which the worker waits on. Non-blocking only.
+class OpenCrrClientFlow final : public Flow {
+ public:
+  OpenCrrClientFlow(net::Address server, CrrOptions opts, uint32_t req, uint32_t resp,
+                    uint64_t quota, const OpenLoopPlan& plan, std::string_view fill = {});
+  ~OpenCrrClientFlow() override;
+  Wait step(PhaseRef phase, Clock::time_point now) noexcept override;
+  int initial_fd() const noexcept override { return ep_.get(); }
+  uint32_t connection_mss() const noexcept override { return mss_; }
+  bool can_block() const noexcept override { return false; }
+  void set_mode(bool) noexcept override {}
+
+ private:
+  enum class State : uint8_t { kConnecting, kSend, kRecv, kAwaitEof };
+  struct Conn {
+    int fd = -1;
+    State state = State::kConnecting;
+    uint32_t events = 0;  // registered in ep_
+    uint32_t off = 0;
+    Clock::time_point due{};
+    Conn* next_free = nullptr;
+  };
+  // Opens the connection for the transaction due now. False: the flow failed.
+  bool start(Clock::time_point now) noexcept;
+  // Takes c as far as it goes without waiting. False: the flow failed.
+  bool drive(Conn& c) noexcept;
+  bool want(Conn& c, uint32_t events) noexcept;
+  void release(Conn& c) noexcept;
+  void close_all() noexcept;
+
+  net::Address server_;
+  CrrOptions opts_;
+  bool any_options_;
+  std::unique_ptr<char[]> buf_;
+  char* in_;
+  uint32_t req_, resp_;
+  uint64_t quota_;
+  uint64_t started_ = 0;
+  net::Fd ep_;
+  std::deque<Conn> conns_;  // stable addresses; grows while all are in use, up to the limit
+  Conn* free_ = nullptr;
+  uint32_t in_flight_ = 0, limit_;
+  Schedule sched_;
+  bool unsent_counted_ = false;
+  uint32_t mss_ = 0;
+};
+
 // Serves TCP_CRR connections arriving on a listener. It keeps its own epoll
 // set (listener plus open connections) and offers that set's descriptor to
 // the worker, so it nests in the worker's loop like any other flow.

@@ -135,8 +135,13 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
       case TestKind::kTcpCrr:
       case TestKind::kTcpCc: {
         CrrOptions o{socket_options(s, spec::End::kLocal), fo.crr_source, s.rst_close};
-        f = std::make_unique<CrrClientFlow>(crr_server, o, data_size(s, s.request_size),
-                                            data_size(s, s.response_size), quota, fill);
+        if (s.rate_tps > 0)
+          f = std::make_unique<OpenCrrClientFlow>(crr_server, o, data_size(s, s.request_size),
+                                                  data_size(s, s.response_size), quota,
+                                                  open_loop_plan(s, i), fill);
+        else
+          f = std::make_unique<CrrClientFlow>(crr_server, o, data_size(s, s.request_size),
+                                              data_size(s, s.response_size), quota, fill);
         break;
       }
       case TestKind::kUdpRr: {

@@ -179,15 +179,10 @@ std::vector<std::string> validate(const TestSpec& s, End here) {
     if (!(s.rate_tps > 0) || !std::isfinite(s.rate_tps) || s.rate_tps > kMaxRateTps)
       add(fmt::format("--rate {}: transactions a second must be more than 0 and at most {:.0f}",
                       s.rate_tps, kMaxRateTps));
-    else if (s.test == TestKind::kTcpCrr || s.test == TestKind::kTcpCc)
+    else if (t.workload == Workload::kStream)
       add(
-          fmt::format("--rate: open-loop load is not implemented for {} yet; TCP_RR and UDP_RR "
-                      "take it",
-                      t.name));
-    else if (s.test != TestKind::kTcpRr && s.test != TestKind::kUdpRr)
-      add(
-          fmt::format("--rate: open-loop load applies to TCP_RR and UDP_RR, not {}; -b paces "
-                      "UDP_STREAM",
+          fmt::format("--rate: open-loop load applies to TCP_RR, UDP_RR, TCP_CRR and TCP_CC, not "
+                      "{}; -b paces UDP_STREAM",
                       t.name));
     else if (s.burst)
       add("--rate with --burst: an open-loop schedule decides how many requests are in flight; "

@@ -124,6 +124,32 @@ TEST_F(OpenLoop, AUdpServerStallToo) {
             u64(j["total"]["open_loop"]["sent"]));
 }
 
+// TCP_CRR: a connection per transaction, opened when it is due; a stopped
+// server leaves the connections due meanwhile waiting (their handshakes
+// complete in the kernel, the answers do not come), each timed from its
+// time.
+TEST_F(OpenLoop, TcpCrrOpensEachConnectionAtItsTime) {
+  const json j = parse(run({"-t", "TCP_CRR", "-l", "2", "--rate", "1000", "--json"}));
+  const json& ol = j["total"]["open_loop"];
+  EXPECT_NEAR(d(ol["sent"]), 2000, 20);
+  EXPECT_EQ(u64(j["total"]["transactions"]), u64(ol["sent"]));
+  // Read back from the sockets: one connection each, each closed by the server.
+  EXPECT_EQ(u64(j["local"]["flows"][0]["connects"]), u64(ol["sent"]));
+  EXPECT_EQ(u64(j["total"]["remote_transactions"]), u64(ol["sent"]));
+
+  const json stall = run_with_stall({"-t", "TCP_CRR", "--rate", "1000"});
+  const json& lat = stall["total"]["latency_us"];
+  // About 300 of 3,000 were due during the 300 ms stop.
+  EXPECT_GE(d(lat["p99"]), 200'000) << lat.dump();
+  EXPECT_LT(d(lat["p50"]), 50'000) << lat.dump();
+  EXPECT_NEAR(d(stall["total"]["open_loop"]["sent"]), 3000, 30);
+
+  // TCP_CC too (connect and close, no data), over several streams.
+  const json cc = parse(run({"-t", "TCP_CC", "-P", "4", "-l", "1", "--rate", "2000", "--json"}));
+  EXPECT_NEAR(d(cc["total"]["open_loop"]["sent"]), 2000, 20);
+  EXPECT_EQ(u64(cc["total"]["transactions"]), u64(cc["total"]["open_loop"]["sent"]));
+}
+
 TEST_F(OpenLoop, TheCapHoldsRequestsBackAndTheyStillCountFromTheirTime) {
   const json j = run_with_stall({"-t", "TCP_RR", "--rate", "2000", "--max-outstanding", "8"});
   const json& ol = j["total"]["open_loop"];
@@ -173,8 +199,8 @@ TEST_F(OpenLoop, MisuseIsRefusedWithItsReason) {
     const char* says;
   };
   for (const Case& c : {
-           Case{{"-t", "TCP_STREAM", "--rate", "100"}, "applies to TCP_RR and UDP_RR"},
-           Case{{"-t", "TCP_CRR", "--rate", "100"}, "not implemented for TCP_CRR yet"},
+           Case{{"-t", "TCP_STREAM", "--rate", "100"}, "applies to TCP_RR, UDP_RR, TCP_CRR"},
+           Case{{"-t", "UDP_STREAM", "--rate", "100"}, "-b paces UDP_STREAM"},
            Case{{"-t", "TCP_RR", "--rate", "fast"}, "--rate fast: give transactions a second"},
            Case{{"-t", "TCP_RR", "--rate", "0"}, "--rate 0: give transactions a second"},
            Case{{"-t", "TCP_RR", "--rate", "100", "--arrival", "bursty"},

@@ -184,18 +184,19 @@ std::string problems(const TestSpec& s) {
   return all;
 }
 
-TEST(OpenLoopSpec, TcpRrAndUdpRrTakeARate) {
+TEST(OpenLoopSpec, EveryRequestResponseTestTakesARate) {
   EXPECT_EQ(problems(rr()), "");
   EXPECT_EQ(problems(rr(TestKind::kUdpRr)), "");
+  EXPECT_EQ(problems(rr(TestKind::kTcpCrr)), "");
+  EXPECT_EQ(problems(rr(TestKind::kTcpCc)), "");
 }
 
 TEST(OpenLoopSpec, EveryMisuseIsNamed) {
   TestSpec s = rr(TestKind::kTcpStream);
-  EXPECT_NE(problems(s).find("--rate: open-loop load applies to TCP_RR and UDP_RR, not TCP_STREAM"),
+  EXPECT_NE(problems(s).find("--rate: open-loop load applies to TCP_RR, UDP_RR, TCP_CRR and "
+                             "TCP_CC, not TCP_STREAM"),
             std::string::npos)
       << problems(s);
-  s = rr(TestKind::kTcpCrr);
-  EXPECT_NE(problems(s).find("not implemented for TCP_CRR yet"), std::string::npos) << problems(s);
   s = rr();
   s.burst = 3;
   EXPECT_NE(problems(s).find("--rate with --burst"), std::string::npos) << problems(s);
