@@ -39,6 +39,41 @@ bool drain_to_eof(int fd, FlowCounters& c, int* err) {
   }
 }
 
+// A TCP_CRR (or TCP_CC) client's socket for its next connection: its
+// options, bound to the source address when there is one, SO_LINGER 0 for
+// --rst-close. -1 on failure, with `what` saying which step and errno set.
+int crr_socket(const net::Address& server, const CrrOptions& o, bool any_options, bool blocking,
+               const char*& what) noexcept {
+  const int fd = net::data::socket(server.family(),
+                                   SOCK_STREAM | SOCK_CLOEXEC | (blocking ? 0 : SOCK_NONBLOCK), 0);
+  if (fd < 0) {
+    what = errno == EMFILE || errno == ENFILE
+               ? "socket() failed (out of file descriptors: lower --max-outstanding, or raise "
+                 "ulimit -n)"
+               : "socket() failed";
+    return -1;
+  }
+  if (any_options) net::apply_socket_options(fd, o.socket);
+  if (o.source.len > 0) {
+    // The port comes with connect(), so binding the address does not tie
+    // up a port per connection (netperf test -L).
+    int one = 1;
+    ::setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    if (::bind(fd, o.source.sa(), o.source.len) < 0) {
+      const int err = errno;
+      ::close(fd);
+      errno = err;
+      what = "cannot bind the data socket to its source address";
+      return -1;
+    }
+  }
+  if (o.rst_close) {
+    static constexpr linger kRst{1, 0};
+    net::data::setsockopt(fd, SOL_SOCKET, SO_LINGER, &kRst, sizeof kRst);
+  }
+  return fd;
+}
+
 }  // namespace
 
 void RequestWindow::reset(uint32_t extra) {
@@ -449,26 +484,10 @@ Wait CrrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         // clock read per transaction).
         t0_ = chained_ ? t0_ : rr::now();
         chained_ = false;
-        fd_ = net::data::socket(server_.family(),
-                                SOCK_STREAM | SOCK_CLOEXEC | (blocking_ ? 0 : SOCK_NONBLOCK), 0);
-        if (fd_ < 0) return fail("socket() failed", errno);
-        if (any_options_) net::apply_socket_options(fd_, opts_.socket);
-        if (opts_.source.len > 0) {
-          // The port comes with connect(), so binding the address does not
-          // tie up a port per connection (netperf test -L).
-          int one = 1;
-          ::setsockopt(fd_, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
-          if (::bind(fd_, opts_.source.sa(), opts_.source.len) < 0) {
-            int err = errno;
-            close_fd(fd_);
-            return fail("cannot bind the data socket to its source address", err);
-          }
-        }
+        const char* what = nullptr;
+        fd_ = crr_socket(server_, opts_, any_options_, blocking_, what);
+        if (fd_ < 0) return fail(what, errno);
         if (blocking_) set_wake_timeouts(fd_);  // created blocking: only the timeouts
-        if (opts_.rst_close) {
-          static constexpr linger kRst{1, 0};
-          net::data::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &kRst, sizeof kRst);
-        }
         counters.connects.add(1);
         if (net::data::connect(fd_, server_.sa(), server_.len) == 0) {
           state_ = after_connect();
@@ -620,33 +639,15 @@ bool OpenCrrClientFlow::start(Clock::time_point now) noexcept {
   sched_.advance();
   ++started_;
   ++in_flight_;
-  c->fd = net::data::socket(server_.family(), SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  const char* what = nullptr;
+  c->fd = crr_socket(server_, opts_, any_options_, false, what);
   if (c->fd < 0) {
     const int err = errno;
     c->next_free = free_;
     free_ = c;
     --in_flight_;
-    fail(err == EMFILE || err == ENFILE
-             ? "socket() failed (out of file descriptors: lower --max-outstanding, or raise "
-               "ulimit -n)"
-             : "socket() failed",
-         err);
+    fail(what, err);
     return false;
-  }
-  if (any_options_) net::apply_socket_options(c->fd, opts_.socket);
-  if (opts_.source.len > 0) {
-    int one = 1;
-    ::setsockopt(c->fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
-    if (::bind(c->fd, opts_.source.sa(), opts_.source.len) < 0) {
-      const int err = errno;
-      release(*c);
-      fail("cannot bind the data socket to its source address", err);
-      return false;
-    }
-  }
-  if (opts_.rst_close) {
-    static constexpr linger kRst{1, 0};
-    net::data::setsockopt(c->fd, SOL_SOCKET, SO_LINGER, &kRst, sizeof kRst);
   }
   counters.connects.add(1);
   if (net::data::connect(c->fd, server_.sa(), server_.len) == 0) {

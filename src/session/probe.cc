@@ -17,7 +17,10 @@
 #include <atomic>
 #include <exception>
 #include <memory>
+#include <optional>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "core/error.h"
 #include "session/controller.h"

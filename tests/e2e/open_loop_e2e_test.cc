@@ -80,7 +80,9 @@ TEST_F(OpenLoop, TheFixedRateIsKeptWithinOnePercent) {
     EXPECT_NEAR(d(j["total"]["transactions_per_second"]), 2000, 20);
     EXPECT_EQ(u64(j["total"]["transactions"]), u64(ol["sent"]));
     EXPECT_EQ(u64(j["total"]["latency_us"]["count"]), u64(ol["sent"]));
-    EXPECT_LE(u64(ol["unsent"]), 2u);
+    // Due in the last moments, while a busy machine had the worker asleep
+    // past the end: a few, 10 ms' worth at most.
+    EXPECT_LE(u64(ol["unsent"]), 20u);
     EXPECT_EQ(u64(ol["held_by_cap"]), 0u);
     // Closed-loop TCP_RR on loopback runs at 30,000/s and more: an open
     // loop at 2,000/s waits between requests.
