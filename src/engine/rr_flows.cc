@@ -39,6 +39,17 @@ bool drain_to_eof(int fd, FlowCounters& c, int* err) {
   }
 }
 
+// The first connection's TCP_MAXSEG, read once per flow (netperf's
+// TRANSPORT_MSS for TCP_CRR).
+[[gnu::always_inline]] inline void note_mss(int fd, uint32_t& mss) noexcept {
+  if (mss != 0) [[likely]]
+    return;
+  int v = 0;
+  socklen_t len = sizeof v;
+  if (::getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &v, &len) == 0 && v > 0)
+    mss = static_cast<uint32_t>(v);
+}
+
 // A TCP_CRR (or TCP_CC) client's socket for its next connection: its
 // options, bound to the source address when there is one, SO_LINGER 0 for
 // --rst-close. -1 on failure, with `what` saying which step and errno set.
@@ -450,12 +461,7 @@ CrrClientFlow::~CrrClientFlow() {
 
 // Inline: once per transaction.
 [[gnu::always_inline]] inline void CrrClientFlow::complete(Clock::time_point& now) noexcept {
-  if (mss_ == 0) [[unlikely]] {  // once per flow: netperf's TRANSPORT_MSS for TCP_CRR
-    int mss = 0;
-    socklen_t len = sizeof mss;
-    if (::getsockopt(fd_, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) == 0 && mss > 0)
-      mss_ = static_cast<uint32_t>(mss);
-  }
+  note_mss(fd_, mss_);
   close_fd(fd_);
   const Clock::time_point t = rr::now();
   record(histogram, t0_, t);
@@ -651,7 +657,7 @@ bool OpenCrrClientFlow::start(Clock::time_point now) noexcept {
   }
   counters.connects.add(1);
   if (net::data::connect(c->fd, server_.sa(), server_.len) == 0) {
-    c->state = req_ ? State::kSend : resp_ ? State::kRecv : State::kAwaitEof;
+    c->state = after_connect();
     return drive(*c);
   }
   if (errno == EINPROGRESS) return want(*c, EPOLLOUT);
@@ -676,7 +682,7 @@ bool OpenCrrClientFlow::drive(Conn& c) noexcept {
           fail("connect failed", soerr);
           return false;
         }
-        c.state = req_ ? State::kSend : resp_ ? State::kRecv : State::kAwaitEof;
+        c.state = after_connect();
         continue;
       }
       case State::kSend: {
@@ -731,12 +737,7 @@ bool OpenCrrClientFlow::drive(Conn& c) noexcept {
       }
     }
     // The transaction is done: timed from when it was due.
-    if (mss_ == 0) [[unlikely]] {
-      int mss = 0;
-      socklen_t len = sizeof mss;
-      if (::getsockopt(c.fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &len) == 0 && mss > 0)
-        mss_ = static_cast<uint32_t>(mss);
-    }
+    note_mss(c.fd, mss_);
     const Clock::time_point due = c.due;
     release(c);
     record(histogram, due, rr::now());

@@ -186,6 +186,10 @@ class OpenCrrClientFlow final : public Flow {
 
  private:
   enum class State : uint8_t { kConnecting, kSend, kRecv, kAwaitEof };
+  // TCP_CC (no request, no response) goes straight to waiting for the close.
+  State after_connect() const noexcept {
+    return req_ ? State::kSend : resp_ ? State::kRecv : State::kAwaitEof;
+  }
   struct Conn {
     int fd = -1;
     State state = State::kConnecting;
