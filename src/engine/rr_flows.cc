@@ -160,6 +160,10 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase, Clock::time_point now) noexcept
     }
     if (open && may_start && w.send_off == 0 && w.full()) sched_.note_full(t);
     bool progress = false, send_blocked = false, recv_blocked = false;
+    // Set when the request just sent whole is the only one out: its answer
+    // cannot be there yet, so the flow waits for it rather than reading to
+    // EAGAIN first (one system call a transaction, as the closed loop does).
+    bool only_fresh = false;
     // 1. The request under way, or a new one while the burst has room.
     if (w.send_off > 0 || (may_start && !w.full())) {
       // A request is in the window once its first bytes are sent.
@@ -181,7 +185,10 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase, Clock::time_point now) noexcept
         counters.bytes_sent.add(static_cast<uint64_t>(n));
         counters.send_calls.add(1);
         w.send_off += static_cast<uint32_t>(n);
-        if (w.send_off == req_) w.send_off = 0;
+        if (w.send_off == req_) {
+          w.send_off = 0;
+          only_fresh = w.count == 1;
+        }
         progress = true;
       } else if (n < 0 && again(errno)) {
         send_blocked = true;
@@ -192,7 +199,12 @@ Wait TcpRrClientFlow::step_burst(PhaseRef phase, Clock::time_point now) noexcept
       }
     }
     // 2. A response to a request sent whole.
-    if (w.count > (w.send_off > 0 ? 1u : 0u)) {
+    if (only_fresh) {
+      recv_blocked = true;
+      // Go round again only to send the next request at once (a burst, or
+      // a late schedule catching up); otherwise wait below.
+      if (!(may_start && !w.full() && (!open || sched_.due() <= t))) progress = false;
+    } else if (w.count > (w.send_off > 0 ? 1u : 0u)) {
       ssize_t n = net::data::recv(fd, in_ + w.recv_off, resp_ - w.recv_off, 0);
       if (n > 0) {
         counters.bytes_recv.add(static_cast<uint64_t>(n));
