@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "core/version.h"
 #include "measure/confidence.h"
 #include "report/agreement.h"
+#include "report/csv_report.h"
 #include "report/json_report.h"
 #include "report/summary.h"
 #include "report/text_report.h"
@@ -44,6 +46,7 @@ struct ClientArgs {
   uint32_t streams = 1, threads = 0;
   double interval = 0;
   bool nodelay = false, json = false, v4 = false, v6 = false, cpu = false, nic = false;
+  bool json_stream = false, csv = false;  // --json-stream, --csv
   uint32_t udp_rr_min_timeout_us = 50;
   // Per-end options: "V" (both ends), "L,R", "L," (the client only) or ",R"
   // (the server only).
@@ -383,10 +386,26 @@ int exit_code_for(const results::TestResult& r) {
   return 0;
 }
 
+// One --json-stream line: {"event": NAME, "data": DATA}, DATA already JSON.
+std::string json_event(const char* name, const std::string& data) {
+  return std::string("{\"event\":\"") + name + "\",\"data\":" + data + "}\n";
+}
+
 int run_client(const ClientArgs& a) {
   if (a.given.host && a.host.empty())
     throw usage_error("-H '': empty host; omit -H to use the embedded server");
+  if (int(a.json) + int(a.json_stream) + int(a.csv) > 1)
+    throw usage_error("--json, --json-stream and --csv each choose the output: give one of them");
+  if ((a.json_stream || a.csv) && (a.repeat > 0 || !a.confidence.empty()))
+    throw usage_error(std::string(a.csv ? "--csv" : "--json-stream") +
+                      " reports one run; with --repeat or --confidence use --json (its "
+                      "\"confidence\" object holds every run's figures) or the text report");
   spec::TestSpec s = build_spec(a);
+  if (a.csv && (s.probe_rate_tps > 0 || s.bidir))
+    throw usage_error(
+        "--csv has columns for the streams of one direction only; for --probe, --bidir or "
+        "-t RRUL use --json or --json-stream (their documents hold the probe and the reverse "
+        "direction)");
   report::TextOptions text;
   auto unit = core::parse_rate_unit(a.unit);
   if (!unit)
@@ -414,6 +433,51 @@ int run_client(const ClientArgs& a) {
   std::optional<measure::ConfidenceLoop> loop;
   if (repeated) loop.emplace(repeat_goal(a), report::repeat_metrics(s.test));
   int run = 0;  // the run under way, from 1, when repeated
+  if (a.json_stream || a.csv) {
+    if (s.interval_s > 0) {
+      o.on_interval = [&](const results::IntervalSample& iv) {
+        const std::string out = a.csv ? report::csv_interval(s, iv)
+                                      : json_event("interval", report::interval_json(s, iv).dump());
+        std::fputs(out.c_str(), stdout);
+        std::fflush(stdout);
+      };
+    }
+    o.on_started = [&](const results::TestResult& started) {
+      results::TestResult h = started;
+      h.embedded_server = embedded != nullptr;
+      const std::string out =
+          a.csv ? report::csv_header() : json_event("start", report::head_json(h).dump());
+      std::fputs(out.c_str(), stdout);
+      std::fflush(stdout);
+      header_printed = true;
+    };
+    results::TestResult r;
+    try {
+      r = session::run_test_and_probe(s, o);
+    } catch (const Error& e) {
+      // No result to report (no server, a refused test): the stream says
+      // why, and the message goes to stderr as without --json-stream.
+      if (a.json_stream) {
+        std::fputs(json_event("error", nlohmann::json(e.what()).dump()).c_str(), stdout);
+        std::fflush(stdout);
+      }
+      throw;
+    }
+    r.embedded_server = embedded != nullptr;
+    if (a.csv) {
+      if (!header_printed) std::fputs(report::csv_header().c_str(), stdout);
+      std::fputs(report::csv_result(r).c_str(), stdout);
+    } else {
+      std::ostringstream end;
+      report::write_result_json_line(end, r);
+      if (!r.error.empty())
+        std::fputs(json_event("error", nlohmann::json(r.error).dump()).c_str(), stdout);
+      std::fputs(json_event("end", end.str()).c_str(), stdout);
+    }
+    std::fflush(stdout);
+    if (!r.error.empty()) std::fprintf(stderr, "flowperf: %s\n", r.error.c_str());
+    return exit_code_for(r);
+  }
   if (!a.json && s.interval_s > 0) {
     o.on_interval = [&](const results::IntervalSample& iv) {
       std::fputs(report::text_interval(s, iv, text).c_str(), stdout);
@@ -668,6 +732,12 @@ ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
                "TCP_STREAM and TCP_MAERTS: the other direction at the same time, as many streams "
                "again (-t RRUL: --bidir -P 4 --probe 100)");
   app.add_flag("--json", c.json, "print one JSON document (see docs/json.md)");
+  app.add_flag("--json-stream", c.json_stream,
+               "print one JSON object a line as the test goes: a start event, one per -i "
+               "interval, and an end event holding the --json document (docs/json.md)");
+  app.add_flag("--csv", c.csv,
+               "print CSV: a header, a row per stream and a sum row per -i interval and at the "
+               "end (docs/csv.md)");
   app.add_flag("--cpu", c.cpu,
                "show CPU utilization and service demand of both ends (JSON always has them)");
   app.add_flag("-4", c.v4, "IPv4 only");

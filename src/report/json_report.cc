@@ -99,6 +99,63 @@ json probe_json(const spec::TestSpec& s, const results::ProbeResult& p) {
           {"loaded", p.loaded ? probe_phase_json(*p.loaded) : json(nullptr)}};
 }
 
+}  // namespace
+
+json head_json(const results::TestResult& r) {
+  return {{"schema_version", kJsonSchemaVersion},
+          {"tool", {{"name", "flowperf"}, {"version", kVersion}}},
+          {"test", spec::info(r.spec.test).name},
+          {"spec", spec::to_json(r.spec)},
+          {"endpoints",
+           {{"local", {{"host", r.local.host}, {"port", r.local.port}}},
+            {"remote",
+             {{"host", r.remote.host},
+              {"port", r.remote.port},
+              {"software", r.server_software},
+              {"hostname", r.server_hostname},
+              {"embedded", r.embedded_server}}}}}};
+}
+
+json interval_json(const spec::TestSpec& spec, const results::IntervalSample& iv) {
+  json flows = json::array();
+  uint64_t sent = 0, recv = 0, txn = 0;
+  const double dt = iv.end_s - iv.start_s;
+  for (size_t i = 0; i < iv.flows.size(); ++i) {
+    const auto& f = iv.flows[i];
+    sent += f.bytes_sent;
+    recv += f.bytes_recv;
+    txn += f.transactions;
+    json fj = {{"index", i},
+               {"bytes_sent", f.bytes_sent},
+               {"bytes_received", f.bytes_recv},
+               {"transactions", f.transactions}};
+    if (f.datagrams_sent || f.datagrams_recv) {
+      fj["datagrams_sent"] = f.datagrams_sent;
+      fj["datagrams_received"] = f.datagrams_recv;
+    }
+    if (f.timeouts) fj["timeouts"] = f.timeouts;
+    if (f.tcp) {
+      fj["retransmits"] = f.retrans;
+      fj["tcp"] = tcp_info_json(*f.tcp);
+    }
+    flows.push_back(std::move(fj));
+  }
+  const uint64_t moved = spec.test == spec::TestKind::kTcpMaerts ? recv : sent;
+  return {{"start_s", num(iv.start_s)},
+          {"end_s", num(iv.end_s)},
+          {"streams", flows},
+          {"sum",
+           {{"bytes_sent", sent},
+            {"bytes_received", recv},
+            {"transactions", txn},
+            {"bits_per_second", num(dt > 0 ? 8.0 * static_cast<double>(moved) / dt : 0)},
+            {"transactions_per_second", num(dt > 0 ? static_cast<double>(txn) / dt : 0)}}},
+          {"cpu", iv.cpu ? cpu_json(*iv.cpu) : json(nullptr)},
+          {"nic", iv.nic ? nic_json(*iv.nic) : json(nullptr)}};
+}
+
+namespace {
+
 // Stand-ins for the big arrays in a document written by write_result_json().
 constexpr const char* kStreamsMark = "\x01\x02flowperf-splice:streams\x02\x01";
 constexpr const char* kLocalMark = "\x01\x02flowperf-splice:local\x02\x01";
@@ -126,44 +183,7 @@ json result_doc(const results::TestResult& r, const Summary& sum, bool marks) {
     return j;
   };
   json intervals = json::array();
-  for (const auto& iv : r.intervals) {
-    json flows = json::array();
-    uint64_t sent = 0, recv = 0, txn = 0;
-    const double dt = iv.end_s - iv.start_s;
-    for (size_t i = 0; i < iv.flows.size(); ++i) {
-      const auto& f = iv.flows[i];
-      sent += f.bytes_sent;
-      recv += f.bytes_recv;
-      txn += f.transactions;
-      json fj = {{"index", i},
-                 {"bytes_sent", f.bytes_sent},
-                 {"bytes_received", f.bytes_recv},
-                 {"transactions", f.transactions}};
-      if (f.datagrams_sent || f.datagrams_recv) {
-        fj["datagrams_sent"] = f.datagrams_sent;
-        fj["datagrams_received"] = f.datagrams_recv;
-      }
-      if (f.timeouts) fj["timeouts"] = f.timeouts;
-      if (f.tcp) {
-        fj["retransmits"] = f.retrans;
-        fj["tcp"] = tcp_info_json(*f.tcp);
-      }
-      flows.push_back(std::move(fj));
-    }
-    const uint64_t moved = r.spec.test == spec::TestKind::kTcpMaerts ? recv : sent;
-    intervals.push_back(
-        {{"start_s", num(iv.start_s)},
-         {"end_s", num(iv.end_s)},
-         {"streams", flows},
-         {"sum",
-          {{"bytes_sent", sent},
-           {"bytes_received", recv},
-           {"transactions", txn},
-           {"bits_per_second", num(dt > 0 ? 8.0 * static_cast<double>(moved) / dt : 0)},
-           {"transactions_per_second", num(dt > 0 ? static_cast<double>(txn) / dt : 0)}}},
-         {"cpu", iv.cpu ? cpu_json(*iv.cpu) : json(nullptr)},
-         {"nic", iv.nic ? nic_json(*iv.nic) : json(nullptr)}});
-  }
+  for (const auto& iv : r.intervals) intervals.push_back(interval_json(r.spec, iv));
   json errors = json::array();
   if (!r.error.empty()) errors.push_back(r.error);
   json total = stream_json(sum.total, sum);
@@ -172,27 +192,14 @@ json result_doc(const results::TestResult& r, const Summary& sum, bool marks) {
   total["service_demand"] = {{"units", sum.sd_units},
                              {"local", sum.local_sd ? num(*sum.local_sd) : json(nullptr)},
                              {"remote", sum.remote_sd ? num(*sum.remote_sd) : json(nullptr)}};
-  json doc = {
-      {"schema_version", kJsonSchemaVersion},
-      {"tool", {{"name", "flowperf"}, {"version", kVersion}}},
-      {"test", spec::info(r.spec.test).name},
-      {"spec", spec::to_json(r.spec)},
-      {"endpoints",
-       {{"local", {{"host", r.local.host}, {"port", r.local.port}}},
-        {"remote",
-         {{"host", r.remote.host},
-          {"port", r.remote.port},
-          {"software", r.server_software},
-          {"hostname", r.server_hostname},
-          {"embedded", r.embedded_server}}}}},
-      {"intervals", intervals},
-      {"streams", streams},
-      {"total", total},
-      {"local", side(r.local_side, kLocalMark)},
-      {"remote", r.have_remote ? side(r.remote_side, kRemoteMark) : json(nullptr)},
-      {"interrupted", r.interrupted},
-      {"errors", errors},
-  };
+  json doc = head_json(r);
+  doc["intervals"] = std::move(intervals);
+  doc["streams"] = std::move(streams);
+  doc["total"] = std::move(total);
+  doc["local"] = side(r.local_side, kLocalMark);
+  doc["remote"] = r.have_remote ? side(r.remote_side, kRemoteMark) : json(nullptr);
+  doc["interrupted"] = r.interrupted;
+  doc["errors"] = std::move(errors);
   if (r.probe) doc["probe"] = probe_json(r.spec, *r.probe);
   if (r.reverse) {
     // The other direction, a document of its own inside this one.
@@ -205,11 +212,17 @@ json result_doc(const results::TestResult& r, const Summary& sum, bool marks) {
 }
 
 // Writes n elements as dump(2) would inside a document, the array's own
-// line indented by `indent` spaces.
+// line indented by `indent` spaces; compact, as dump() would.
 template <typename Element>
-void write_array(std::ostream& out, size_t n, size_t indent, Element&& element) {
+void write_array(std::ostream& out, size_t n, size_t indent, bool compact, Element&& element) {
   if (n == 0) {
     out << "[]";
+    return;
+  }
+  if (compact) {
+    out << '[';
+    for (size_t i = 0; i < n; ++i) out << (i ? "," : "") << element(i).dump();
+    out << ']';
     return;
   }
   const std::string pad(indent + 2, ' ');
@@ -233,12 +246,14 @@ void write_array(std::ostream& out, size_t n, size_t indent, Element&& element) 
 
 json result_json(const results::TestResult& r) { return result_doc(r, summarize(r), false); }
 
-void write_result_json(std::ostream& out, const results::TestResult& r,
-                       const measure::ConfidenceLoop* loop) {
+namespace {
+
+void write_doc(std::ostream& out, const results::TestResult& r, const measure::ConfidenceLoop* loop,
+               bool compact) {
   const Summary sum = summarize(r);
   json doc = result_doc(r, sum, true);
   if (loop) doc["confidence"] = confidence_json(*loop);
-  const std::string text = doc.dump(2);
+  const std::string text = compact ? doc.dump() : doc.dump(2);
   struct Splice {
     std::string mark;  // as dump() writes it
     size_t n;
@@ -257,13 +272,28 @@ void write_result_json(std::ostream& out, const results::TestResult& r,
   for (const auto& s : splices) {
     const size_t at = text.find(s.mark, pos);
     if (at == std::string::npos) continue;  // cannot happen: the document holds every mark
-    const size_t line = text.rfind('\n', at) + 1;
-    const size_t indent = text.find_first_not_of(' ', line) - line;
+    size_t indent = 0;
+    if (!compact) {
+      const size_t line = text.rfind('\n', at) + 1;
+      indent = text.find_first_not_of(' ', line) - line;
+    }
     out.write(text.data() + pos, static_cast<std::streamsize>(at - pos));
-    write_array(out, s.n, indent, s.element);
+    write_array(out, s.n, indent, compact, s.element);
     pos = at + s.mark.size();
   }
   out.write(text.data() + pos, static_cast<std::streamsize>(text.size() - pos));
+}
+
+}  // namespace
+
+void write_result_json(std::ostream& out, const results::TestResult& r,
+                       const measure::ConfidenceLoop* loop) {
+  write_doc(out, r, loop, false);
+}
+
+void write_result_json_line(std::ostream& out, const results::TestResult& r,
+                            const measure::ConfidenceLoop* loop) {
+  write_doc(out, r, loop, true);
 }
 
 json confidence_json(const measure::ConfidenceLoop& loop) {

@@ -25,6 +25,16 @@ nlohmann::json confidence_json(const measure::ConfidenceLoop& loop);
 // written and dropped in turn.
 void write_result_json(std::ostream& out, const results::TestResult& r,
                        const measure::ConfidenceLoop* loop = nullptr);
+// The same document on one line, as result_json(r).dump() (or with the
+// loop's "confidence") would write it: --json-stream's "end" event.
+void write_result_json_line(std::ostream& out, const results::TestResult& r,
+                            const measure::ConfidenceLoop* loop = nullptr);
 nlohmann::json latency_json(const measure::Histogram& h);  // microseconds
+// The document's head: schema_version, tool, test, spec and endpoints (the
+// --json-stream "start" event's data, once the test has started).
+nlohmann::json head_json(const results::TestResult& r);
+// One -i interval as the document's "intervals" array holds it (the
+// --json-stream "interval" event's data).
+nlohmann::json interval_json(const spec::TestSpec& spec, const results::IntervalSample& iv);
 
 }  // namespace flowperf::report

@@ -214,6 +214,12 @@ std::string written(const results::TestResult& r, const measure::ConfidenceLoop*
   return out.str();
 }
 
+std::string written_line(const results::TestResult& r) {
+  std::ostringstream out;
+  write_result_json_line(out, r);
+  return out.str();
+}
+
 // write_result_json() splices the streams and flows into the document one by one; the text must be
 // exactly what dumping the whole tree gives.
 TEST(JsonReport, WrittenDocumentIsTheDumpOfTheTree) {
@@ -238,14 +244,19 @@ TEST(JsonReport, WrittenDocumentIsTheDumpOfTheTree) {
   r.intervals.push_back({.start_s = 0, .end_s = 1, .flows = {{.transactions = 4}, {}}});
   r.error = "something\nfailed";
   EXPECT_EQ(written(r), result_json(r).dump(2));
+  EXPECT_EQ(written_line(r), result_json(r).dump());  // --json-stream's one line
+  EXPECT_EQ(written_line(r).find('\n'), std::string::npos);
   r.have_remote = false;  // "remote": null
   EXPECT_EQ(written(r), result_json(r).dump(2));
+  EXPECT_EQ(written_line(r), result_json(r).dump());
   r.local_side.flows.clear();  // empty arrays
   EXPECT_EQ(written(r), result_json(r).dump(2));
+  EXPECT_EQ(written_line(r), result_json(r).dump());
   auto stream = base(spec::TestKind::kUdpStream);
   stream.local_side.flows = {flow(0), flow(1)};
   stream.remote_side.flows = {flow(0)};
   EXPECT_EQ(written(stream), result_json(stream).dump(2));
+  EXPECT_EQ(written_line(stream), result_json(stream).dump());
 }
 
 TEST(JsonReport, NonFiniteNumbersBecomeNull) {
