@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "e2e/process.h"
+#include "e2e/served.h"
 
 namespace flowperf::testing {
 namespace {
@@ -24,29 +24,7 @@ using nlohmann::json;
 
 const std::string kBin = FLOWPERF_BIN;
 
-class LiveOutput : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    server_ = new Process({kBin, "server", "-p", "0", "-B", "127.0.0.1"});
-    port_ = announced_port(*server_);
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override { ASSERT_FALSE(port_.empty()) << "the server did not start"; }
-
-  static std::vector<std::string> argv(std::vector<std::string> args) {
-    std::vector<std::string> a = {kBin, "-H", "127.0.0.1", "-p", port_};
-    a.insert(a.end(), args.begin(), args.end());
-    return a;
-  }
-
-  static Process* server_;
-  static std::string port_;
-};
-Process* LiveOutput::server_ = nullptr;
-std::string LiveOutput::port_;
+using LiveOutput = ServedSuite;
 
 std::vector<std::string> lines(const std::string& text) {
   std::vector<std::string> out;
@@ -116,6 +94,22 @@ TEST_F(LiveOutput, JsonStreamGivesEventsAsTheTestRuns) {
     last_end = intervals[i]["end_s"].get<double>();
     EXPECT_GT(intervals[i]["sum"]["bits_per_second"].get<double>(), 1e8) << i;
   }
+}
+
+TEST_F(LiveOutput, JsonStreamOfALoadedProbeHasOneStartAndTheProbeAtTheEnd) {
+  const Outcome o = Process(argv({"-t", "TCP_STREAM", "-l", "1", "-i", "0.5", "--probe", "100",
+                                  "--baseline", "1", "--json-stream"}))
+                        .wait(60s);
+  ASSERT_FALSE(o.timed_out);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  const auto ev = events(o.out);
+  ASSERT_GE(ev.size(), 3u);
+  size_t starts = 0;
+  for (const auto& e : ev) starts += e["event"] == "start";
+  EXPECT_EQ(starts, 1u) << "the probe's own tests are not announced";
+  EXPECT_EQ(ev.back()["event"], "end");
+  EXPECT_GT(ev.back()["data"]["probe"]["idle"]["transactions"].get<uint64_t>(), 50u);
+  EXPECT_GT(ev.back()["data"]["probe"]["loaded"]["transactions"].get<uint64_t>(), 50u);
 }
 
 TEST_F(LiveOutput, CsvHasRowsPerStreamAndSumsThatAddUp) {

@@ -16,7 +16,7 @@
 #include <thread>
 #include <vector>
 
-#include "e2e/process.h"
+#include "e2e/served.h"
 
 namespace flowperf::testing {
 namespace {
@@ -26,23 +26,8 @@ using nlohmann::json;
 
 const std::string kBin = FLOWPERF_BIN;
 
-class Probe : public ::testing::Test {
+class Probe : public ServedSuite {
  protected:
-  static void SetUpTestSuite() {
-    server_ = new Process({kBin, "server", "-p", "0", "-B", "127.0.0.1"});
-    port_ = announced_port(*server_);
-  }
-  static void TearDownTestSuite() {
-    delete server_;
-    server_ = nullptr;
-  }
-  void SetUp() override { ASSERT_FALSE(port_.empty()) << "the server did not start"; }
-
-  static std::vector<std::string> argv(std::vector<std::string> args) {
-    std::vector<std::string> a = {kBin, "-H", "127.0.0.1", "-p", port_};
-    a.insert(a.end(), args.begin(), args.end());
-    return a;
-  }
   static Outcome run(std::vector<std::string> args) { return Process(argv(args)).wait(60s); }
   static json parse(const Outcome& o, int exit_code = 0) {
     EXPECT_FALSE(o.timed_out);
@@ -51,12 +36,7 @@ class Probe : public ::testing::Test {
     EXPECT_FALSE(j.is_discarded()) << o.out;
     return j;
   }
-
-  static Process* server_;
-  static std::string port_;
 };
-Process* Probe::server_ = nullptr;
-std::string Probe::port_;
 
 double d(const json& j) { return j.get<double>(); }
 uint64_t u64(const json& j) { return j.get<uint64_t>(); }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "unit/fake_results.h"
+
 namespace flowperf::report {
 namespace {
 
@@ -67,21 +69,8 @@ std::vector<Record> records(const std::string& body) {
   return out;
 }
 
-results::TestResult base(spec::TestKind kind) {
-  results::TestResult r;
-  r.spec.test = kind;
-  r.spec.duration_s = 2;
-  r.have_remote = true;
-  r.local_side.elapsed_s = r.remote_side.elapsed_s = 2.0;
-  return r;
-}
-
-results::FlowResult flow(uint32_t index) {
-  results::FlowResult f;
-  f.index = index;
-  f.elapsed_s = 2.0;
-  return f;
-}
+const auto base = testing::base_result;
+const auto flow = testing::flow_of_2s;
 
 TEST(Csv, HeaderNamesEveryColumnOnce) {
   const auto head = parse(csv_header());

@@ -10,29 +10,13 @@
 #include "report/json_report.h"
 #include "report/summary.h"
 #include "report/text_report.h"
+#include "unit/fake_results.h"
 
 namespace flowperf::report {
 namespace {
 
-results::TestResult base(spec::TestKind kind) {
-  results::TestResult r;
-  r.spec.test = kind;
-  r.spec.duration_s = 2;
-  r.local = {"127.0.0.1", 40000};
-  r.remote = {"127.0.0.1", 12865};
-  r.server_software = "flowperf 0.1.0";
-  r.have_remote = true;
-  r.local_side.elapsed_s = 2.0;
-  r.remote_side.elapsed_s = 2.0;
-  return r;
-}
-
-results::FlowResult flow(uint32_t index) {
-  results::FlowResult f;
-  f.index = index;
-  f.elapsed_s = 2.0;
-  return f;
-}
+const auto base = testing::base_result;
+const auto flow = testing::flow_of_2s;
 
 TEST(Summary, TcpStreamCountsTheReceiversBytes) {
   auto r = base(spec::TestKind::kTcpStream);
