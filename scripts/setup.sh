@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(g++ cmake ninja-build pkg-config nlohmann-json3-dev libfmt-dev libcli11-dev
-          libgtest-dev libgmock-dev libbenchmark-dev iproute2 nftables
+          libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev iproute2 nftables
           iperf3 qperf flent fping)
 missing=()
 for p in "${packages[@]}"; do

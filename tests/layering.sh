@@ -21,4 +21,8 @@ check results session
 check results proto
 check engine session
 check engine proto
+check session monitor
+check report monitor
+check engine monitor
+check proto monitor
 exit $bad

@@ -868,6 +868,16 @@ int native_main(int argc, char** argv) {
                    "served on both")
       ->check(CLI::Range(1, 65535));
 
+  std::string monitor_config, monitor_listen;
+  CLI::App* mon = app.add_subcommand(
+      "monitor",
+      "run scheduled tests against targets and serve their metrics for Prometheus "
+      "(docs/monitor.md)");
+  mon->add_option("config", monitor_config, "the YAML configuration file")->required();
+  mon->add_option("--listen", monitor_listen,
+                  "HOST:PORT for /metrics and /healthz (default: the file's listen:, else "
+                  "127.0.0.1:9464)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -883,6 +893,7 @@ int native_main(int argc, char** argv) {
   note_given(c, handles);
   try {
     if (server->parsed()) return run_server(sa);
+    if (mon->parsed()) return run_monitor(monitor_config, monitor_listen);
     return run_client(c);
   } catch (const Error& e) {
     std::fprintf(stderr, "flowperf: %s\n", e.what());

@@ -13,6 +13,7 @@
 #include "netns/netns.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -204,8 +205,10 @@ class Netns : public ::testing::Test {
     const std::string table = std::string("inet ") + kNftTable;
     std::string rules = "add table " + table + "; add chain " + table +
                         " in { type filter hook input priority 0; policy accept; }; add rule " +
-                        table + " in " + match + " numgen random mod 100 < " +
-                        std::to_string(percent) + " counter drop";
+                        table + " in " + match +
+                        (percent >= 100 ? std::string()  // all: a black hole
+                                        : " numgen random mod 100 < " + std::to_string(percent)) +
+                        " counter drop";
     must(net_->in(ns, {tool("nft"), rules}));
   }
 
@@ -898,6 +901,67 @@ TEST_F(Netns, ACubicStreamFillsTheQueueAndTheProbeWaitsInIt) {
   EXPECT_GT(cubic, 20'000) << "the queue tbf holds (100 ms) should cost the probe tens of ms";
   const double bbr = probe_delay_us("bbr");
   EXPECT_LT(bbr, cubic / 2) << "BBR keeps the queue short";
+}
+
+// ---- flowperf monitor: a firewall that answers nothing ----
+
+// A monitor in B with two targets in A: the server, and a port that
+// nftables black-holes (every packet to it dropped entering A, so a SYN
+// gets no answer at all). The black-holed target costs its own thread a
+// connect timeout each round and is counted as "timeout"; the other keeps
+// its one-second schedule. The metrics are read over HTTP inside B.
+TEST_F(Netns, TheMonitorCountsABlackHoledTargetAndKeepsTheOthersSchedule) {
+  if (!have("nft")) GTEST_SKIP() << "nft is not installed (Debian package nftables)";
+  drop_on_input(net_->a, "tcp dport 12899", 100);
+  char dir[] = "/tmp/flowperf-netns-monitor-XXXXXX";
+  ASSERT_TRUE(::mkdtemp(dir));
+  const std::string cfg = std::string(dir) + "/m.yaml";
+  {
+    std::FILE* f = std::fopen(cfg.c_str(), "w");
+    ASSERT_TRUE(f);
+    std::fprintf(f,
+                 "targets:\n"
+                 "  - {name: up, host: %s, port: %s, every: 1s, jitter: 0,\n"
+                 "     tests: [{test: TCP_RR, length: 300ms}]}\n"
+                 "  - {name: hole, host: %s, port: 12899, every: 1s, jitter: 0,\n"
+                 "     connect_timeout: 1s, tests: [{test: TCP_RR, length: 300ms}]}\n",
+                 kServer4.c_str(), kPort.c_str(), kServer4.c_str());
+    std::fclose(f);
+  }
+  Process mon(net_->in(net_->b, {kBin, "monitor", cfg, "--listen", "127.0.0.1:0"}));
+  const std::string port = announced_port(mon);
+  ASSERT_FALSE(port.empty()) << "the monitor did not start";
+  std::this_thread::sleep_for(4500ms);
+  const Cmd got =
+      net_->exec(net_->b, {tool("bash"), "-c",
+                           "exec 3<>/dev/tcp/127.0.0.1/" + port +
+                               "; printf 'GET /metrics HTTP/1.0\\r\\n\\r\\n' >&3; cat <&3"});
+  mon.signal(SIGTERM);
+  const Outcome o = mon.wait(15s);
+  std::remove(cfg.c_str());
+  ::rmdir(dir);
+  ASSERT_TRUE(got.ok()) << got.what();
+  auto value = [&](const std::string& series) {
+    const auto at = got.out.find("\n" + series + " ");
+    return at == std::string::npos ? -1.0 : std::atof(got.out.c_str() + at + series.size() + 2);
+  };
+  const std::string up = R"({target="up",test="TCP_RR",streams="1",direction="both")";
+  const std::string hole = R"({target="hole",test="TCP_RR",streams="1",direction="both")";
+  const double rounds = value("flowperf_tests_total" + up + "}");
+  const double timeouts = value("flowperf_test_failures_total" + hole + R"(,reason="timeout"})");
+  std::printf(
+      "[ truth ] monitor, 4.5 s: %g rounds to the server (every 1 s), %g timeouts of 1 s "
+      "to the black hole; nftables dropped %llu packets\n",
+      rounds, timeouts, static_cast<unsigned long long>(nft_dropped(*net_, net_->a)));
+  EXPECT_GE(rounds, 4) << got.out;  // at 0, 1, 2, 3 and 4 s: the black hole held nothing up
+  EXPECT_GE(timeouts, 2) << got.out;
+  EXPECT_GT(value("flowperf_transactions_per_second" + up + "}"), 100);
+  EXPECT_GT(nft_dropped(*net_, net_->a), 0u);
+  EXPECT_FALSE(o.timed_out);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.err.find("hole TCP_RR streams=1: failed (timeout): no answer from 10.77.0.1:12899"),
+            std::string::npos)
+      << o.err;
 }
 
 }  // namespace

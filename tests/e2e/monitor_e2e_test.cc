@@ -1,0 +1,255 @@
+// `flowperf monitor` as a process against a real `flowperf server` on
+// 127.0.0.1, read back over HTTP as Prometheus would: the schedule runs the
+// configured tests and their figures are in /metrics; a target nothing
+// listens on is a failure counted by reason while the others go on; garbage
+// and idle connections to the HTTP port do not stop it; SIGHUP reloads (a bad
+// file keeps the running schedule); between rounds it uses no CPU; a bad
+// file at start is exit 2 naming the line; SIGTERM ends it at once.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "e2e/daemons.h"
+#include "e2e/served.h"
+
+namespace flowperf::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+const std::string kBin = FLOWPERF_BIN;
+
+// A connected TCP socket to 127.0.0.1:port, or -1.
+int connect_to(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  timeval tv{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+// Sends `request` and reads the whole answer (the server closes).
+std::string http_exchange(int port, const std::string& request) {
+  const int fd = connect_to(port);
+  if (fd < 0) return "";
+  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
+  std::string out;
+  char buf[65536];
+  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;)
+    out.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return out;
+}
+
+std::string get(int port, const std::string& path) {
+  const std::string r = http_exchange(port, "GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n");
+  const auto body = r.find("\r\n\r\n");
+  return body == std::string::npos ? "" : r.substr(body + 4);
+}
+
+// The value of the sample whose name and labels are exactly `series`, or -1.
+double value_of(const std::string& text, const std::string& series) {
+  const auto at = text.find("\n" + series + " ");
+  if (at == std::string::npos) return -1;
+  return std::strtod(text.c_str() + at + series.size() + 2, nullptr);
+}
+
+std::string labels(const std::string& target, const std::string& test, const std::string& direction,
+                   const std::string& extra = "") {
+  return "{target=\"" + target + "\",test=\"" + test + "\",streams=\"1\",direction=\"" + direction +
+         "\"" + (extra.empty() ? "" : "," + extra) + "}";
+}
+
+// Polls /metrics until `series` reaches `at_least` (or the time is up).
+std::string wait_for(int port, const std::string& series, double at_least,
+                     std::chrono::seconds limit = 30s) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  std::string text;
+  while (std::chrono::steady_clock::now() < end) {
+    text = get(port, "/metrics");
+    if (value_of(text, series) >= at_least) return text;
+    std::this_thread::sleep_for(100ms);
+  }
+  ADD_FAILURE() << series << " did not reach " << at_least << " in:\n" << text;
+  return text;
+}
+
+class Monitor : public ServedSuite {
+ protected:
+  void SetUp() override {
+    ServedSuite::SetUp();
+    char dir[] = "/tmp/flowperf-monitor-XXXXXX";
+    ASSERT_TRUE(::mkdtemp(dir));
+    dir_ = dir;
+  }
+  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+
+  std::string write(const std::string& name, const std::string& text) {
+    const std::string path = dir_ + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+  }
+  // A target block for the test server.
+  std::string loop_target(const std::string& name, const std::string& every,
+                          const std::string& tests) {
+    return "  - name: " + name + "\n    host: 127.0.0.1\n    port: " + port_ +
+           "\n    every: " + every + "\n    jitter: 0\n    tests:\n" + tests;
+  }
+
+  std::string dir_;
+};
+
+const std::string kTwoTests =
+    "      - {test: TCP_RR, length: 300ms}\n      - {test: TCP_STREAM, length: 300ms}\n";
+
+TEST_F(Monitor, RunsTheScheduleAndServesItsMetrics) {
+  const std::string cfg =
+      write("m.yaml", "targets:\n" + loop_target("loop", "1s", kTwoTests) +
+                          "  - {name: down, host: 127.0.0.1, port: 1, every: 1s, jitter: 0, "
+                          "tests: [{test: TCP_RR, length: 300ms}]}\n");
+  Process mon({kBin, "monitor", cfg, "--listen", "127.0.0.1:0"});
+  const std::string p = announced_port(mon);
+  ASSERT_FALSE(p.empty());
+  const int port = std::stoi(p);
+
+  const std::string text =
+      wait_for(port, "flowperf_tests_total" + labels("loop", "TCP_STREAM", "send"), 2);
+  EXPECT_GE(value_of(text, "flowperf_tests_total" + labels("loop", "TCP_RR", "both")), 2);
+  EXPECT_GT(
+      value_of(text, "flowperf_throughput_bits_per_second" + labels("loop", "TCP_STREAM", "send")),
+      1e8);
+  EXPECT_GT(value_of(text, "flowperf_transactions_per_second" + labels("loop", "TCP_RR", "both")),
+            100);
+  const double count =
+      value_of(text, "flowperf_latency_seconds_count" + labels("loop", "TCP_RR", "both"));
+  EXPECT_GT(count, 100);
+  EXPECT_EQ(value_of(text, "flowperf_latency_seconds_bucket" +
+                               labels("loop", "TCP_RR", "both", "le=\"+Inf\"")),
+            count);
+  EXPECT_GT(
+      value_of(text, "flowperf_last_success_timestamp_seconds" + labels("loop", "TCP_RR", "both")),
+      1.7e9);
+  // The target nothing listens on: counted, by reason, and no result.
+  EXPECT_GE(value_of(text, "flowperf_test_failures_total" +
+                               labels("down", "TCP_RR", "both", "reason=\"refused\"")),
+            1);
+  EXPECT_EQ(value_of(text, "flowperf_transactions_per_second" + labels("down", "TCP_RR", "both")),
+            -1);
+  EXPECT_EQ(get(port, "/healthz"), "ok\n");
+  // The figures come from the server's side as well: both ends' CPU.
+  EXPECT_GE(value_of(text, "flowperf_cpu_remote_ratio" + labels("loop", "TCP_STREAM", "send")), 0);
+
+  // Garbage, an idle connection and a slow reader leave it serving.
+  EXPECT_NE(http_exchange(port, std::string("\x16\x03\x01\x02\x00garbage\r\n\r\n", 16)).find("400"),
+            std::string::npos);
+  const int idle = connect_to(port);
+  ASSERT_GE(idle, 0);
+  EXPECT_NE(get(port, "/metrics").find("flowperf_tests_total"), std::string::npos);
+  ::close(idle);
+  mon.signal(SIGTERM);
+  const Outcome o = mon.wait(10s);
+  EXPECT_FALSE(o.timed_out);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.err.find("down TCP_RR streams=1: failed (refused): no server is listening"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("loop TCP_STREAM streams=1: "), std::string::npos) << o.err;
+}
+
+TEST_F(Monitor, SighupReloadsAndABadFileKeepsTheSchedule) {
+  const std::string one =
+      "targets:\n" + loop_target("a", "1s", "      - {test: TCP_RR, length: 200ms}\n");
+  const std::string cfg = write("m.yaml", one);
+  Process mon({kBin, "monitor", cfg, "--listen", "127.0.0.1:0"});
+  const std::string p = announced_port(mon);
+  ASSERT_FALSE(p.empty());
+  const int port = std::stoi(p);
+  wait_for(port, "flowperf_tests_total" + labels("a", "TCP_RR", "both"), 1);
+
+  write("m.yaml", "targets:\n  - name: a\n    host: 127.0.0.1\n    every: never\n");
+  mon.signal(SIGHUP);
+  wait_for(port, "flowperf_config_reloads_total{result=\"failed\"}", 1);
+  // The old schedule runs on.
+  const double before =
+      value_of(get(port, "/metrics"), "flowperf_tests_total" + labels("a", "TCP_RR", "both"));
+  wait_for(port, "flowperf_tests_total" + labels("a", "TCP_RR", "both"), before + 1);
+
+  write("m.yaml", one + loop_target("b", "1s", "      - {test: TCP_RR, length: 200ms}\n"));
+  mon.signal(SIGHUP);
+  wait_for(port, "flowperf_config_reloads_total{result=\"ok\"}", 1);
+  wait_for(port, "flowperf_tests_total" + labels("b", "TCP_RR", "both"), 1);
+  mon.signal(SIGINT);
+  const Outcome o = mon.wait(10s);
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_NE(o.err.find("reload failed, the running configuration stays: " + cfg +
+                       ":4: targets[0].every: 'never' is not a duration"),
+            std::string::npos)
+      << o.err;
+  EXPECT_NE(o.err.find("reloaded " + cfg + ": 2 targets"), std::string::npos) << o.err;
+}
+
+TEST_F(Monitor, SigtermCutsATestShort) {
+  const std::string cfg =
+      write("m.yaml",
+            "targets:\n" + loop_target("long", "1h", "      - {test: TCP_STREAM, length: 1h}\n"));
+  Process mon({kBin, "monitor", cfg, "--listen", "127.0.0.1:0"});
+  ASSERT_FALSE(announced_port(mon).empty());
+  std::this_thread::sleep_for(1s);  // the hour-long test runs
+  mon.signal(SIGTERM);
+  const auto stop = std::chrono::steady_clock::now();
+  const Outcome o = mon.wait(15s);
+  EXPECT_FALSE(o.timed_out) << "the hour-long test was not cut short";
+  EXPECT_LT(std::chrono::steady_clock::now() - stop, 5s);
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+}
+
+TEST_F(Monitor, IdlesAtZeroCpu) {
+  const std::string cfg = write(
+      "m.yaml", "targets:\n" + loop_target("a", "1h", "      - {test: TCP_RR, length: 200ms}\n"));
+  Process mon({kBin, "monitor", cfg, "--listen", "127.0.0.1:0"});
+  const std::string p = announced_port(mon);
+  ASSERT_FALSE(p.empty());
+  const int port = std::stoi(p);
+  wait_for(port, "flowperf_tests_total" + labels("a", "TCP_RR", "both"), 1);
+  std::this_thread::sleep_for(500ms);  // the test's threads wind down
+  const long t0 = cpu_ticks(mon.pid());
+  std::this_thread::sleep_for(3s);
+  const long used = cpu_ticks(mon.pid()) - t0;
+  EXPECT_LE(used, 1) << "ticks of CPU in 3 s between rounds";
+}
+
+TEST_F(Monitor, ABadFileAtStartIsExitTwoNamingTheLine) {
+  const std::string cfg = write(
+      "m.yaml",
+      "targets:\n  - name: a\n    host: h\n    tests:\n      - test: TCP_RR\n        lenght: 1s\n");
+  const Outcome o = Process({kBin, "monitor", cfg}).wait(10s);
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find(cfg + ":6: targets[0].tests[0].lenght: unknown key"), std::string::npos)
+      << o.err;
+  const Outcome missing = Process({kBin, "monitor", dir_ + "/none.yaml"}).wait(10s);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("cannot read"), std::string::npos) << missing.err;
+  const std::string ok = write("ok.yaml", "targets:\n" + loop_target("a", "1s", kTwoTests));
+  const Outcome listen = Process({kBin, "monitor", ok, "--listen", "9464"}).wait(10s);
+  EXPECT_EQ(listen.exit_code, 2);
+  EXPECT_NE(listen.err.find("--listen 9464: give HOST:PORT"), std::string::npos) << listen.err;
+}
+
+}  // namespace
+}  // namespace flowperf::testing
