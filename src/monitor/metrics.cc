@@ -157,9 +157,10 @@ std::string Metrics::render() const {
   gauge("flowperf_test_duration_seconds",
         "Wall time of the last test, set-up included (a failed one: until it gave up).",
         [](const Series& s) { return s.runs ? s.duration_s : NAN; });
-  gauge("flowperf_throughput_bits_per_second",
-        "Stream tests: the last result, as the receiver counted.",
-        [](const Series& s) { return s.throughput_bps; });
+  // Prometheus' base units: bytes and seconds (promtool checks for them).
+  gauge("flowperf_throughput_bytes_per_second",
+        "Stream tests: the last result, as the receiver counted (x 8 for bit/s).",
+        [](const Series& s) { return s.throughput_bps / 8; });
   gauge("flowperf_transactions_per_second", "Request/response tests: the last result.",
         [](const Series& s) { return s.tps; });
   gauge("flowperf_latency_p50_seconds", "Request/response tests: the last run's median latency.",
@@ -180,13 +181,14 @@ std::string Metrics::render() const {
          {std::pair{"local", s.sd_local}, std::pair{"remote", s.sd_remote}}) {
       if (std::isnan(v)) continue;
       if (!any_sd)
-        family("flowperf_service_demand_microseconds", "gauge",
-               "CPU microseconds per KB delivered (stream tests) or per transaction, last run.");
+        family("flowperf_service_demand_seconds", "gauge",
+               "CPU seconds per KB delivered (stream tests) or per transaction, last run "
+               "(netperf's service demand, which is in microseconds, x 1e-6).");
       any_sd = true;
-      out += "flowperf_service_demand_microseconds" +
+      out += "flowperf_service_demand_seconds" +
              labels(k, std::string("end=\"") + end + "\",per=\"" + (s.rr ? "transaction" : "KB") +
                            "\"") +
-             " " + number(v) + "\n";
+             " " + number(v / 1e6) + "\n";
     }
   bool any_tcp = false;
   for (const auto& [k, s] : series_) {

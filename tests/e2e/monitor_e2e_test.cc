@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 
@@ -57,8 +58,9 @@ std::string http_exchange(int port, const std::string& request) {
   return out;
 }
 
+// HTTP/1.0: the server answers and closes (Prometheus' server too).
 std::string get(int port, const std::string& path) {
-  const std::string r = http_exchange(port, "GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n");
+  const std::string r = http_exchange(port, "GET " + path + " HTTP/1.0\r\nHost: x\r\n\r\n");
   const auto body = r.find("\r\n\r\n");
   return body == std::string::npos ? "" : r.substr(body + 4);
 }
@@ -132,8 +134,8 @@ TEST_F(Monitor, RunsTheScheduleAndServesItsMetrics) {
       wait_for(port, "flowperf_tests_total" + labels("loop", "TCP_STREAM", "send"), 2);
   EXPECT_GE(value_of(text, "flowperf_tests_total" + labels("loop", "TCP_RR", "both")), 2);
   EXPECT_GT(
-      value_of(text, "flowperf_throughput_bits_per_second" + labels("loop", "TCP_STREAM", "send")),
-      1e8);
+      value_of(text, "flowperf_throughput_bytes_per_second" + labels("loop", "TCP_STREAM", "send")),
+      1e7);
   EXPECT_GT(value_of(text, "flowperf_transactions_per_second" + labels("loop", "TCP_RR", "both")),
             100);
   const double count =
@@ -170,6 +172,98 @@ TEST_F(Monitor, RunsTheScheduleAndServesItsMetrics) {
             std::string::npos)
       << o.err;
   EXPECT_NE(o.err.find("loop TCP_STREAM streams=1: "), std::string::npos) << o.err;
+}
+
+// A port nothing listens on now (the kernel's pick, released).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof a;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+// Debian's prometheus package: the server and promtool.
+const std::string kPrometheus = "/usr/bin/prometheus", kPromtool = "/usr/bin/promtool";
+
+TEST_F(Monitor, PrometheusScrapesItAndPromtoolPassesItsMetrics) {
+  if (::access(kPrometheus.c_str(), X_OK) != 0 || ::access(kPromtool.c_str(), X_OK) != 0) {
+    if (std::getenv("CI")) FAIL() << "no " << kPrometheus << " or " << kPromtool;
+    GTEST_SKIP() << "no " << kPrometheus << " (apt install prometheus)";
+  }
+  const std::string cfg =
+      write("m.yaml", "targets:\n" +
+                          loop_target("loop", "1s",
+                                      "      - {test: TCP_RR, length: 200ms}\n"
+                                      "      - {test: UDP_STREAM, length: 200ms, rate: 1M}\n"
+                                      "      - {test: TCP_MAERTS, length: 200ms}\n") +
+                          "  - {name: down, host: 127.0.0.1, port: 1, every: 1s, jitter: 0, "
+                          "tests: [{test: TCP_RR, length: 200ms}]}\n");
+  Process mon({kBin, "monitor", cfg, "--listen", "127.0.0.1:0"});
+  const std::string p = announced_port(mon);
+  ASSERT_FALSE(p.empty());
+  const int port = std::stoi(p);
+  const std::string text =
+      wait_for(port, "flowperf_tests_total" + labels("loop", "TCP_MAERTS", "receive"), 1);
+
+  // promtool's linter: the format, and the names' conventions.
+  std::ofstream(dir_ + "/metrics.txt") << text;
+  const Outcome lint =
+      Process({"/bin/sh", "-c", kPromtool + " check metrics < " + dir_ + "/metrics.txt"}).wait(30s);
+  EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
+
+  // Prometheus itself scrapes the monitor every second.
+  const int web = free_port();
+  write("prometheus.yml",
+        "global:\n  scrape_interval: 1s\nscrape_configs:\n"
+        "  - job_name: flowperf\n    static_configs:\n"
+        "      - targets: ['127.0.0.1:" +
+            p + "']\n");
+  Process prom({kPrometheus, "--config.file=" + dir_ + "/prometheus.yml",
+                "--storage.tsdb.path=" + dir_ + "/data",
+                "--web.listen-address=127.0.0.1:" + std::to_string(web), "--log.level=warn"});
+  auto query = [&](const std::string& q) {
+    const nlohmann::json j =
+        nlohmann::json::parse(get(web, "/api/v1/query?query=" + q), nullptr, false);
+    return j.is_object() && j.value("status", "") == "success" ? j["data"]["result"]
+                                                               : nlohmann::json::array();
+  };
+  nlohmann::json series = nlohmann::json::array();
+  for (int i = 0; i < 300 && series.size() < 4; ++i) {  // the loop target's 3 tests, the down one
+    series = query("flowperf_tests_total");
+    std::this_thread::sleep_for(100ms);
+  }
+  ASSERT_EQ(series.size(), 4u) << series.dump();
+  bool saw_maerts = false;
+  for (const auto& s : series) {
+    EXPECT_EQ(s["metric"]["job"], "flowperf");
+    if (s["metric"]["test"] == "TCP_MAERTS") {
+      saw_maerts = true;
+      EXPECT_EQ(s["metric"]["direction"], "receive");
+      EXPECT_GE(std::stod(s["value"][1].get<std::string>()), 1);
+    }
+  }
+  EXPECT_TRUE(saw_maerts) << series.dump();
+  const auto up = query("up");
+  ASSERT_EQ(up.size(), 1u) << up.dump();
+  EXPECT_EQ(up[0]["value"][1], "1");
+  const auto refused = query("flowperf_test_failures_total");
+  ASSERT_EQ(refused.size(), 1u) << refused.dump();
+  EXPECT_EQ(refused[0]["metric"]["reason"], "refused");
+  EXPECT_EQ(refused[0]["metric"]["target"], "down");
+  const auto loss = query("flowperf_udp_loss_ratio");
+  ASSERT_EQ(loss.size(), 1u) << loss.dump();
+  EXPECT_LT(std::stod(loss[0]["value"][1].get<std::string>()), 0.01);  // 1 Mbit/s on loopback
+  // The histogram as PromQL reads it: a median between 1 µs and 10 ms.
+  const auto median = query("histogram_quantile(0.5,flowperf_latency_seconds_bucket)");
+  ASSERT_EQ(median.size(), 1u) << median.dump();
+  const double p50 = std::stod(median[0]["value"][1].get<std::string>());
+  EXPECT_GT(p50, 1e-6);
+  EXPECT_LT(p50, 10e-3);
 }
 
 TEST_F(Monitor, SighupReloadsAndABadFileKeepsTheSchedule) {
