@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -343,6 +344,29 @@ TEST_F(Monitor, ABadFileAtStartIsExitTwoNamingTheLine) {
   const Outcome listen = Process({kBin, "monitor", ok, "--listen", "9464"}).wait(10s);
   EXPECT_EQ(listen.exit_code, 2);
   EXPECT_NE(listen.err.find("--listen 9464: give HOST:PORT"), std::string::npos) << listen.err;
+}
+
+// The systemd units in packaging/ pass systemd-analyze verify (with
+// ExecStart pointing at this build's binary instead of /usr/local/bin).
+TEST_F(Monitor, TheSystemdUnitsVerify) {
+  const std::string analyze = "/usr/bin/systemd-analyze";
+  if (::access(analyze.c_str(), X_OK) != 0) {
+    if (std::getenv("CI")) FAIL() << "no " << analyze;
+    GTEST_SKIP() << "no " << analyze << " (apt install systemd)";
+  }
+  for (const std::string unit : {"flowperf-server.service", "flowperf-monitor.service"}) {
+    std::ifstream in(std::string(FLOWPERF_SOURCE_DIR) + "/packaging/systemd/" + unit);
+    ASSERT_TRUE(in) << unit;
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string installed = "/usr/local/bin/flowperf";
+    const auto at = text.find("ExecStart=" + installed);
+    ASSERT_NE(at, std::string::npos) << unit;
+    text.replace(at + 10, installed.size(), kBin);
+    const std::string path = write(unit, text);
+    const Outcome o = Process({analyze, "verify", path}).wait(60s);
+    EXPECT_EQ(o.exit_code, 0) << unit << ":\n" << o.out << o.err;
+    EXPECT_EQ(o.err, "") << unit;
+  }
 }
 
 }  // namespace

@@ -4,7 +4,11 @@
 // escaping) and the HTTP endpoint's answers.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 
 #include "core/error.h"
@@ -207,6 +211,53 @@ TEST(MonitorMetrics, FailureReasons) {
   EXPECT_EQ(failure_reason("10.0.0.1: network is unreachable", false), "unreachable");
   EXPECT_EQ(failure_reason("something else", false), "setup");
   EXPECT_EQ(failure_reason("recv failed", true), "error");
+}
+
+// Every metric the shipped Grafana dashboard queries is one the exporter
+// serves (for results of each kind of test).
+TEST(MonitorDashboard, QueriesNameOnlyServedMetrics) {
+  Metrics m;
+  auto stream = [](spec::TestKind kind) {
+    results::TestResult r;
+    r.spec.test = kind;
+    r.have_remote = true;
+    r.local_side.elapsed_s = r.remote_side.elapsed_s = 1;
+    measure::CpuUsage cpu;
+    cpu.util = 40;
+    cpu.num_cpus = 2;
+    cpu.elapsed_s = 1;
+    r.local_side.cpu = r.remote_side.cpu = cpu;
+    results::FlowResult f;
+    f.elapsed_s = 1;
+    f.bytes_sent = f.bytes_recv = 1'000'000;
+    f.datagrams_sent = f.datagrams_recv = 1000;
+    if (kind != spec::TestKind::kUdpStream) f.tcp = net::TcpInfo{};
+    r.local_side.flows = r.remote_side.flows = {f};
+    return r;
+  };
+  m.record({.target = "t", .test = "TCP_STREAM", .direction = "send"},
+           stream(spec::TestKind::kTcpStream), 1, 1);
+  m.record({.target = "t", .test = "UDP_STREAM", .direction = "send"},
+           stream(spec::TestKind::kUdpStream), 1, 1);
+  m.record({.target = "t", .test = "TCP_RR", .direction = "both"}, rr_result(50'000, 10), 1, 1);
+  m.record_failure({.target = "u", .test = "TCP_RR", .direction = "both"}, "timeout", 5);
+  std::set<std::string> served;
+  std::istringstream text(m.render());
+  for (std::string line; std::getline(text, line);)
+    if (!line.empty() && line[0] != '#') served.insert(line.substr(0, line.find_first_of("{ ")));
+
+  std::ifstream f(std::string(FLOWPERF_SOURCE_DIR) + "/packaging/grafana/flowperf-dashboard.json");
+  ASSERT_TRUE(f) << "no dashboard";
+  const std::string dashboard((std::istreambuf_iterator<char>(f)),
+                              std::istreambuf_iterator<char>());
+  const std::regex name(R"(flowperf_[a-z0-9_]+)");
+  size_t queried = 0;
+  for (auto it = std::sregex_iterator(dashboard.begin(), dashboard.end(), name);
+       it != std::sregex_iterator(); ++it) {
+    ++queried;
+    EXPECT_TRUE(served.count(it->str())) << it->str() << " is not served";
+  }
+  EXPECT_GE(queried, 14u);
 }
 
 TEST(MonitorHttp, Answers) {
