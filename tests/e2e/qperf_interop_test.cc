@@ -153,6 +153,7 @@ TEST(QperfInterop, AllFourPairingsAgreeWithRealQperf) {
   const std::vector<std::string> args = {"-t",     "1",       "tcp_bw", "tcp_lat",
                                          "udp_bw", "udp_lat", "conf"};
   std::map<std::string, Values> runs;
+  std::map<std::string, std::pair<Side, Side>> sides;  // pair -> client, server
   std::vector<Values> reference;  // real qperf against real qperf, first and last
   for (Side srv : {Side::kReal, Side::kFlow}) {
     Server server(srv);
@@ -161,6 +162,7 @@ TEST(QperfInterop, AllFourPairingsAgreeWithRealQperf) {
       Outcome o = client(cli, server.port(), args);
       ASSERT_EQ(o.exit_code, 0) << pair << "\n" << o.out << o.err;
       runs[pair] = parse(o.out);
+      sides.emplace(pair, std::make_pair(cli, srv));
       if (pair == "qperf->qperf") reference.push_back(runs[pair]);
       for (const char* t : kTests) {
         const double v = number(runs[pair][t][main_row(t)]);
@@ -182,16 +184,32 @@ TEST(QperfInterop, AllFourPairingsAgreeWithRealQperf) {
     ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
     reference.push_back(parse(o.out));
   }
-  // Within a factor of 3 of the band real qperf spans against itself.
+  // Within a factor of 3 of the band real qperf spans against itself. A
+  // loopback figure can drop for a moment when the shared VM is busy (udp_bw
+  // from real qperf into flowperf has been seen at 0.25 GB/s between real
+  // runs of 1.3 and 2.9 GB/s, and at 3-4.5 GB/s, as real against real, in
+  // six interleaved runs after): a figure outside the band is measured
+  // again, beside real against real again, up to twice, and fails only if
+  // it stays out.
   for (const auto& [pair, v] : runs) {
+    const auto [cli, srv] = sides.at(pair);
     for (const char* t : kTests) {
-      const double a = number(reference[0].at(t).at(main_row(t)));
-      const double b = number(reference[1].at(t).at(main_row(t)));
-      const double got = number(v.at(t).at(main_row(t)));
-      EXPECT_GT(got, std::min(a, b) / 3)
-          << pair << " " << t << " " << got << " vs real " << a << ", " << b;
-      EXPECT_LT(got, std::max(a, b) * 3)
-          << pair << " " << t << " " << got << " vs real " << a << ", " << b;
+      double lo = number(reference[0].at(t).at(main_row(t)));
+      double hi = number(reference[1].at(t).at(main_row(t)));
+      if (lo > hi) std::swap(lo, hi);
+      double got = number(v.at(t).at(main_row(t)));
+      for (int again = 0; again < 2 && !(got > lo / 3 && got < hi * 3); ++again) {
+        {
+          Server server(srv);
+          got = number(parse(client(cli, server.port(), {"-t", "1", t}).out)[t][main_row(t)]);
+        }
+        Server real(Side::kReal);
+        const double ref =
+            number(parse(client(Side::kReal, real.port(), {"-t", "1", t}).out)[t][main_row(t)]);
+        if (ref > 0) lo = std::min(lo, ref), hi = std::max(hi, ref);
+      }
+      EXPECT_GT(got, lo / 3) << pair << " " << t << " " << got << " vs real " << lo << " to " << hi;
+      EXPECT_LT(got, hi * 3) << pair << " " << t << " " << got << " vs real " << lo << " to " << hi;
     }
   }
 }
