@@ -25,4 +25,7 @@ check session monitor
 check report monitor
 check engine monitor
 check proto monitor
+check plot session
+check plot engine
+check plot monitor
 exit $bad

@@ -47,6 +47,7 @@ struct ClientArgs {
   double interval = 0;
   bool nodelay = false, json = false, v4 = false, v6 = false, cpu = false, nic = false;
   bool json_stream = false, csv = false;  // --json-stream, --csv
+  std::string html;                       // --html FILE
   uint32_t udp_rr_min_timeout_us = 50;
   // Per-end options: "V" (both ends), "L,R", "L," (the client only) or ",R"
   // (the server only).
@@ -391,6 +392,23 @@ std::string json_event(const char* name, const std::string& data) {
   return std::string("{\"event\":\"") + name + "\",\"data\":" + data + "}\n";
 }
 
+// After the result is printed: the --html report, the error, the exit
+// status. A report that cannot be written is said on stderr and makes a
+// good run's status 1; the printed result stands.
+int finish_run(const ClientArgs& a, const results::TestResult& r) {
+  int code = exit_code_for(r);
+  if (!a.html.empty()) {
+    try {
+      write_html_report(r, a.html);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "flowperf: --html: %s\n", e.what());
+      if (code == 0) code = static_cast<int>(ExitCode::kRuntime);
+    }
+  }
+  if (!r.error.empty()) std::fprintf(stderr, "flowperf: %s\n", r.error.c_str());
+  return code;
+}
+
 int run_client(const ClientArgs& a) {
   if (a.given.host && a.host.empty())
     throw usage_error("-H '': empty host; omit -H to use the embedded server");
@@ -475,8 +493,7 @@ int run_client(const ClientArgs& a) {
       std::fputs(json_event("end", end.str()).c_str(), stdout);
     }
     std::fflush(stdout);
-    if (!r.error.empty()) std::fprintf(stderr, "flowperf: %s\n", r.error.c_str());
-    return exit_code_for(r);
+    return finish_run(a, r);
   }
   if (!a.json && s.interval_s > 0) {
     o.on_interval = [&](const results::IntervalSample& iv) {
@@ -507,8 +524,7 @@ int run_client(const ClientArgs& a) {
       std::fputs(report::text_result(r, text).c_str(), stdout);
     }
     std::fflush(stdout);
-    if (!r.error.empty()) std::fprintf(stderr, "flowperf: %s\n", r.error.c_str());
-    return exit_code_for(r);
+    return finish_run(a, r);
   }
 
   // Repeated: run until the loop is satisfied, a run fails or the user
@@ -530,8 +546,7 @@ int run_client(const ClientArgs& a) {
     std::fputs(report::text_confidence(*loop, text).c_str(), stdout);
   }
   std::fflush(stdout);
-  if (!r.error.empty()) std::fprintf(stderr, "flowperf: %s\n", r.error.c_str());
-  return exit_code_for(r);
+  return finish_run(a, r);
 }
 
 // No arguments: a short loopback suite against an embedded server.
@@ -738,6 +753,9 @@ ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
   app.add_flag("--csv", c.csv,
                "print CSV: a header, a row per stream and a sum row per -i interval and at the "
                "end (docs/csv.md)");
+  app.add_option("--html", c.html,
+                 "also write an HTML report of the result to FILE: charts of each -i interval "
+                 "(both ends) and the latency distribution, inline SVG (docs/plot.md)");
   app.add_flag("--cpu", c.cpu,
                "show CPU utilization and service demand of both ends (JSON always has them)");
   app.add_flag("-4", c.v4, "IPv4 only");
@@ -878,6 +896,18 @@ int native_main(int argc, char** argv) {
                   "HOST:PORT for /metrics and /healthz (default: the file's listen:, else "
                   "127.0.0.1:9464)");
 
+  PlotArgs plot_args;
+  CLI::App* plot = app.add_subcommand(
+      "plot", "draw results (flowperf --json, iperf3 -J) as an HTML report or an SVG chart");
+  plot->add_option("results", plot_args.inputs, "result files; several are compared")->required();
+  plot->add_option("-o,--output", plot_args.output,
+                   "FILE.html: the report with every chart; FILE.svg: one chart")
+      ->required();
+  plot->add_option("--chart", plot_args.chart,
+                   "with an .svg output: which chart (throughput, transactions, latency-cdf, "
+                   "loss, jitter, cwnd, rtt, retransmits, cpu); default the first there is");
+  plot->add_option("--title", plot_args.title, "the report's title");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -894,6 +924,7 @@ int native_main(int argc, char** argv) {
   try {
     if (server->parsed()) return run_server(sa);
     if (mon->parsed()) return run_monitor(monitor_config, monitor_listen);
+    if (plot->parsed()) return run_plot(plot_args);
     return run_client(c);
   } catch (const Error& e) {
     std::fprintf(stderr, "flowperf: %s\n", e.what());
