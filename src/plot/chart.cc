@@ -32,7 +32,9 @@ struct Layout {
   int per_row = 1;
 };
 
-constexpr double kLegendItem = 190, kLegendRow = 18;
+// A legend entry is a key (24 px) and its name; 12 px sans-serif text runs
+// about 7 px a character. Entries share one width, of the longest name.
+constexpr double kLegendMinItem = 150, kLegendRow = 18, kCharWidth = 7;
 
 }  // namespace
 
@@ -66,8 +68,10 @@ Ticks linear_ticks(double lo, double hi, int target) {
   if (!std::isfinite(lo) || !std::isfinite(hi)) return t;
   if (hi < lo) std::swap(lo, hi);
   if (hi - lo < kEps * std::max(1.0, std::fabs(hi))) hi = lo + std::max(1.0, std::fabs(lo));
+  if (!std::isfinite(hi - lo)) return t;  // wider than a double: no ticks
   const double step = nice_step(hi - lo, target);
-  for (double k = std::ceil(lo / step - kEps); k * step <= hi + step * kEps; ++k) {
+  const double first = std::ceil(lo / step - kEps);
+  for (double k = first; k * step <= hi + step * kEps && k - first < 1000; ++k) {
     const double v = k * step;
     t.at.push_back(v);
     t.labels.push_back(tick_label(v));
@@ -219,7 +223,11 @@ std::string render_svg(const Chart& c, bool standalone) {
   size_t legend_items = c.bands.size();
   for (const auto& s : c.series)
     if (!s.name.empty()) ++legend_items;
-  l.per_row = std::max(1, static_cast<int>((c.width - l.left - l.right) / kLegendItem));
+  size_t longest = 0;
+  for (const auto& b : c.bands) longest = std::max(longest, b.name.size());
+  for (const auto& s : c.series) longest = std::max(longest, s.name.size());
+  const double item = std::max(kLegendMinItem, 24 + kCharWidth * static_cast<double>(longest) + 16);
+  l.per_row = std::max(1, static_cast<int>((c.width - l.left - l.right) / item));
   l.legend_rows = std::ceil(static_cast<double>(legend_items) / l.per_row);
   l.bottom += l.legend_rows * kLegendRow;
   l.plot_w = c.width - l.left - l.right;
@@ -339,10 +347,10 @@ std::string render_svg(const Chart& c, bool standalone) {
   }
 
   // Legend: bands, then named series, in rows.
-  size_t item = 0;
+  size_t entry = 0;
   auto legend = [&](const std::string& name, size_t col, bool band, bool dashed) {
-    const double lx = x0 + static_cast<double>(item % l.per_row) * kLegendItem;
-    const double ly = y0 + 52 + std::floor(static_cast<double>(item / l.per_row)) * kLegendRow;
+    const double lx = x0 + static_cast<double>(entry % l.per_row) * item;
+    const double ly = y0 + 52 + std::floor(static_cast<double>(entry / l.per_row)) * kLegendRow;
     const std::string colr(colour(col));
     if (band)
       o += "<rect x=\"" + num(lx) + "\" y=\"" + num(ly - 9) +
@@ -353,7 +361,7 @@ std::string render_svg(const Chart& c, bool standalone) {
            (dashed ? " stroke-dasharray=\"6 4\"" : "") + "/>\n";
     o += "<text class=\"legend\" x=\"" + num(lx + 24) + "\" y=\"" + num(ly) + "\">" +
          xml_escape(name) + "</text>\n";
-    ++item;
+    ++entry;
   };
   for (const auto& band : c.bands) legend(band.name, band.colour, true, false);
   for (const auto& s : c.series)

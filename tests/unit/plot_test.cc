@@ -235,6 +235,28 @@ TEST(Svg, LegendWrapsIntoRowsAndTheChartGrows) {
   EXPECT_GT(height(many), height(one));
 }
 
+// Entries on one legend row leave room for the name before them (about 7 px
+// a character at 12 px).
+TEST(Svg, LegendEntriesDoNotOverlap) {
+  Chart c = two_lines();
+  for (int i = 0; i < 5; ++i)
+    c.series.push_back(
+        {"a rather long series name number " + std::to_string(i), {0, 1}, {1, 2}, 2});
+  const std::string svg = render_svg(c);
+  const std::regex entry(R"re(<text class="legend" x="([0-9.]+)" y="([0-9.]+)">([^<]*)</text>)re");
+  double last_x = -1, last_y = -1;
+  size_t last_len = 0, rows = 0;
+  for (std::sregex_iterator it(svg.begin(), svg.end(), entry), end; it != end; ++it) {
+    const double x = std::stod((*it)[1]), y = std::stod((*it)[2]);
+    if (y == last_y)
+      EXPECT_GE(x - last_x, 7.0 * static_cast<double>(last_len)) << (*it)[3];
+    else
+      ++rows;
+    last_x = x, last_y = y, last_len = (*it)[3].length();
+  }
+  EXPECT_GE(rows, 3u);
+}
+
 // ---- reports ----------------------------------------------------------------------
 
 json flowperf_stream_doc(size_t streams, size_t intervals) {
