@@ -116,7 +116,8 @@ double Scale::operator()(double v) const {
     a = std::log10(lo_);
     b = std::log10(hi_);
   }
-  if (b - a <= 0) return (from_ + to_) / 2;
+  if (!std::isfinite(b - a)) v /= 2, a /= 2, b /= 2;  // a span wider than a double
+  if (!(b - a > 0)) return (from_ + to_) / 2;
   return from_ + (v - a) / (b - a) * (to_ - from_);
 }
 
@@ -192,7 +193,7 @@ Bounds bounds(const Chart& c) {
   b.empty = false;
   auto settle = [](double& lo, double& hi, bool log, bool from_zero, bool fixed) {
     if (log) {
-      if (hi <= lo * (1 + kEps)) lo /= 2, hi *= 2;
+      if (hi <= lo * (1 + kEps)) lo /= 2, hi = std::min(hi * 2, std::numeric_limits<double>::max());
       return;
     }
     if (from_zero && lo > 0) lo = 0;

@@ -236,7 +236,8 @@ void read_iperf3_side(const json& intervals, SideSeries& s) {
     const json& streams = child(iv, "streams");
     if (is_array(streams)) {
       for (const auto& st : streams) {
-        const double socket = number(st, "socket");
+        double socket = number(st, "socket");
+        if (!std::isfinite(socket)) socket = -1;  // NaN would break the map's order
         const size_t k = stream_of.emplace(socket, stream_of.size()).first->second;
         put(s.stream_bps, k, i, i + 1, number(st, "bits_per_second"));
         put(s.cwnd_bytes, k, i, i + 1, number(st, "snd_cwnd"));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <regex>
 #include <string>
 #include <vector>
@@ -69,6 +70,10 @@ TEST(Scale, LinearLogAndInverted) {
   // A value at or below zero on a log axis sits at its low end.
   EXPECT_DOUBLE_EQ(Scale(1, 1000, 0, 300, true)(0), 0);
   EXPECT_DOUBLE_EQ(Scale(2, 2, 0, 300)(2), 150);
+  // A span wider than a double still maps inside the pixels.
+  const double big = std::numeric_limits<double>::max();
+  EXPECT_DOUBLE_EQ(Scale(-big, big, 0, 300)(0), 150);
+  EXPECT_DOUBLE_EQ(Scale(-big, big, 0, 300)(big), 300);
 }
 
 TEST(Units, SiPrefixFollowsTheLargestValue) {
