@@ -903,9 +903,10 @@ int native_main(int argc, char** argv) {
   plot->add_option("-o,--output", plot_args.output,
                    "FILE.html: the report with every chart; FILE.svg: one chart")
       ->required();
-  plot->add_option("--chart", plot_args.chart,
-                   "with an .svg output: which chart (throughput, transactions, latency-cdf, "
-                   "loss, jitter, cwnd, rtt, retransmits, cpu); default the first there is");
+  plot->add_option(
+      "--chart", plot_args.chart,
+      "with an .svg output: which chart (throughput, transactions, latency-time, latency-cdf, "
+      "loss, jitter, cwnd, rtt, retransmits, cpu); default the first there is");
   plot->add_option("--title", plot_args.title, "the report's title");
 
   try {

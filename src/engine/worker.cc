@@ -320,6 +320,18 @@ Side::Side(std::vector<std::unique_ptr<Flow>> flows, unsigned threads, bool busy
   }
 }
 
+void Side::enable_live_latency() {
+  if (!live_.empty()) return;
+  // One writer per LiveLatency: a worker drives its group alone, and a
+  // group's flows' histograms (their own, or the group's shared one) all
+  // count into the group's.
+  for (const auto& g : groups_) {
+    live_.push_back(std::make_unique<measure::LiveLatency>());
+    for (Flow* f : g)
+      if (f->histogram) f->histogram->tap(live_.back()->counters());
+  }
+}
+
 Side::~Side() {
   set_phase(Phase::kAbort);
   gate_.store(true);

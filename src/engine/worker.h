@@ -23,6 +23,7 @@
 
 #include "engine/flow.h"
 #include "measure/histogram.h"
+#include "measure/live_latency.h"
 #include "net/fd.h"
 
 namespace flowperf::engine {
@@ -42,6 +43,11 @@ class Side {
   // run on that CPU alone (--cpu-bind, netperf -T); throws a runtime Error
   // when this process may not use it.
   void launch(int cpu = -1);
+  // Before launch(): each worker's histograms also count into a LiveLatency
+  // of the worker's own that interval samples read while the test runs.
+  void enable_live_latency();
+  // One per worker once enabled; empty otherwise.
+  const std::vector<std::unique_ptr<measure::LiveLatency>>& live_latency() const { return live_; }
   // Opens the gate; every flow's clock starts now. Returns the start time.
   Clock::time_point go();
   // Moves every flow to phase p, waking workers that sleep in poll or epoll,
@@ -79,6 +85,7 @@ class Side {
   std::vector<net::Fd> wakers_;             // per worker: an eventfd set_phase() writes
   std::vector<char> signal_wake_;  // per worker: set_phase() signals it (Flow::wake_by_signal)
   std::vector<std::unique_ptr<measure::Histogram>> histograms_;
+  std::vector<std::unique_ptr<measure::LiveLatency>> live_;  // per worker, enable_live_latency()
   std::vector<std::thread> threads_;
   std::vector<pthread_t> handles_;  // of threads_, for signal_blocked_workers()
   std::atomic<Phase> phase_{Phase::kRun};

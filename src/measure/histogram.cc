@@ -105,6 +105,10 @@ void Histogram::record_n(uint64_t value, uint64_t n) noexcept {
   const uint32_t index = index_of(value);
   if (index - base_ >= size_) cover(index);
   counts_[index - base_] += n;
+  if (tap_) {
+    std::atomic<uint64_t>& t = tap_[index];
+    t.store(t.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
   count_ += n;
   sum_ += static_cast<Uint128>(value) * n;
   min_ = std::min(min_, value);

@@ -45,11 +45,13 @@
 // the groups held (at most 36 times in a histogram's life, usually a few times early on; never
 // after clear(), which keeps them). Out of memory there ends the program (they are noexcept).
 //
-// Not thread-safe: use one histogram per thread and merge().
+// Not thread-safe: use one histogram per thread and merge(). tap() lets another thread follow
+// the counts as they grow (measure/live_latency.h).
 #pragma once
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -100,6 +102,10 @@ class Histogram {
     if (index - base_ >= size_) [[unlikely]]  // unsigned: also true below base_
       cover(index);
     ++counts_[index - base_];
+    if (tap_) {
+      std::atomic<uint64_t>& t = tap_[index];
+      t.store(t.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    }
     ++count_;
     sum_ += value;
     // Branches, not std::min/max: a new extreme is rare after the first
@@ -112,6 +118,12 @@ class Histogram {
   void record_n(uint64_t value, uint64_t n) noexcept;  // n == 0 is a no-op
   void merge(const Histogram& other);                  // may allocate groups
   void clear() noexcept;                               // keeps the groups, zeroed
+
+  // From now on record() and record_n() also add each sample to tap[its bucket index]
+  // (bucket_count() counters, written with relaxed stores by the recording thread alone), so
+  // another thread can read them while this one records; nullptr stops it. The tap belongs to
+  // this object: copies and moves do not take it, and assigning to a tapped histogram keeps it.
+  void tap(std::atomic<uint64_t>* tap) noexcept { tap_ = tap; }
 
   uint64_t count() const noexcept { return count_; }
   uint64_t min() const noexcept { return count_ == 0 ? 0 : min_; }  // exact
@@ -171,6 +183,7 @@ class Histogram {
   uint64_t min_ = UINT64_MAX;  // sentinel while empty; min() hides it
   uint64_t max_ = 0;
   Uint128 sum_ = 0;
+  std::atomic<uint64_t>* tap_ = nullptr;  // see tap()
 };
 
 static_assert(Histogram::bucket_count() * sizeof(uint64_t) <= 24 * 1024);

@@ -156,6 +156,12 @@ void read_flowperf_side(const json& intervals, bool client, const std::string& t
     s.jitter_ms.push_back(jitters ? jitter / static_cast<double>(jitters) / 1e6 : kNaN);
     s.cpu_percent.push_back(number(child(iv, "cpu"), "util"));
     s.retransmits.push_back(retrans);
+    // The interval's latency: the client's "sum.latency_us" (microseconds),
+    // the server's "latency" (a histogram in nanoseconds).
+    const json& lat = client ? child(child(iv, "sum"), "latency_us") : json();
+    s.p50_us.push_back(number(lat, "p50"));
+    s.p90_us.push_back(number(lat, "p90"));
+    s.p99_us.push_back(number(lat, "p99"));
   }
   even_out(s);
 }
@@ -251,6 +257,9 @@ void read_iperf3_side(const json& intervals, SideSeries& s) {
     s.jitter_ms.push_back(number(sum, "jitter_ms"));
     s.cpu_percent.push_back(kNaN);
     s.retransmits.push_back(retrans);
+    s.p50_us.push_back(kNaN);
+    s.p90_us.push_back(kNaN);
+    s.p99_us.push_back(kNaN);
   }
   even_out(s);
 }
@@ -438,6 +447,32 @@ std::vector<Chart> charts_for(const std::vector<Run>& runs) {
     for (size_t r = 0; r < n; ++r)
       if (runs[r].rr && any(runs[r].client.tps))
         c.series.push_back({who(runs[r], n, "client"), runs[r].client.t, runs[r].client.tps, r});
+    if (!c.series.empty()) out.push_back(std::move(c));
+  }
+
+  // Latency percentiles per interval: a line per percentile for one run;
+  // p50 solid and p99 dashed in each run's colour for several. A log axis
+  // when the tail is far from the median.
+  {
+    Chart c = time_chart("latency-time", "Latency percentiles per interval", "latency (us)");
+    double lo = 0, hi = 0;
+    for (size_t r = 0; r < n; ++r) {
+      const SideSeries& s = runs[r].client;
+      if (!any(s.p50_us)) continue;
+      if (n == 1) {
+        c.series.push_back({"p50", s.t, s.p50_us, 0});
+        c.series.push_back({"p90", s.t, s.p90_us, 2});
+        c.series.push_back({"p99", s.t, s.p99_us, 1});
+      } else {
+        c.series.push_back({runs[r].label + " p50", s.t, s.p50_us, r});
+        c.series.push_back({runs[r].label + " p99", s.t, s.p99_us, r, true});
+      }
+      for (double v : s.p50_us)
+        if (std::isfinite(v) && v > 0) lo = lo > 0 ? std::min(lo, v) : v;
+      hi = std::max(hi, max_of(s.p99_us));
+    }
+    c.y_log = lo > 0 && hi / lo > 50;
+    if (c.y_log) c.y_label = "latency (us, log scale)";
     if (!c.series.empty()) out.push_back(std::move(c));
   }
 

@@ -18,6 +18,7 @@ struct SideSeries {
   std::vector<double> t;  // each interval's end, s
   std::vector<std::vector<double>> stream_bps;
   std::vector<double> sum_bps, tps, loss_percent, jitter_ms, cpu_percent, retransmits;
+  std::vector<double> p50_us, p90_us, p99_us;  // each interval's latency percentiles
   std::vector<std::vector<double>> cwnd_bytes, rtt_ms;
   bool empty() const { return t.empty(); }
 };
@@ -49,8 +50,8 @@ struct Run {
 Run read_run(const nlohmann::json& doc, std::string label);
 
 // The charts for these runs, in report order; ids are stable names:
-// throughput, transactions, latency-cdf, loss, jitter, cwnd, rtt,
-// retransmits, cpu. A chart no run has data for is left out.
+// throughput, transactions, latency-time, latency-cdf, loss, jitter, cwnd,
+// rtt, retransmits, cpu. A chart no run has data for is left out.
 std::vector<Chart> charts_for(const std::vector<Run>& runs);
 
 // A self-contained page: inline CSS and SVG, nothing to fetch.

@@ -149,7 +149,8 @@ json interval_json(const spec::TestSpec& spec, const results::IntervalSample& iv
             {"bytes_received", recv},
             {"transactions", txn},
             {"bits_per_second", num(dt > 0 ? 8.0 * static_cast<double>(moved) / dt : 0)},
-            {"transactions_per_second", num(dt > 0 ? static_cast<double>(txn) / dt : 0)}}},
+            {"transactions_per_second", num(dt > 0 ? static_cast<double>(txn) / dt : 0)},
+            {"latency_us", iv.latency ? latency_json(*iv.latency) : json(nullptr)}}},
           {"cpu", iv.cpu ? cpu_json(*iv.cpu) : json(nullptr)},
           {"nic", iv.nic ? nic_json(*iv.nic) : json(nullptr)}};
 }

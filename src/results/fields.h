@@ -132,6 +132,7 @@ void fields(V& v, T& s) {
   v("flows", s.flows);
   v("cpu", s.cpu, Presence::kOptional);
   v("nic", s.nic, Presence::kOptional);
+  v("latency", s.latency, Presence::kOmitEmpty);
 }
 
 // "flows" comes last: codecs that write a side's flows one at a time (tens

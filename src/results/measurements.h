@@ -62,6 +62,9 @@ struct IntervalSample {
   std::vector<IntervalFlow> flows;
   std::optional<measure::CpuUsage> cpu = std::nullopt;
   std::optional<measure::NicUsage> nic = std::nullopt;
+  // The latencies recorded in the interval (RR tests; stream tests with
+  // call latency), each at its bucket's midpoint; none when nothing was.
+  std::optional<measure::Histogram> latency = std::nullopt;
 };
 
 struct SideResult {

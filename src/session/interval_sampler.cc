@@ -18,6 +18,8 @@ IntervalSampler::IntervalSampler(const engine::Side& side, double interval_s, Cl
       next_(Clock::time_point::max()),
       last_(side.flows().size()) {
   if (interval_s_ <= 0) return;
+  live_last_.assign(side.live_latency().size(),
+                    std::vector<uint64_t>(measure::Histogram::bucket_count(), 0));
   next_ =
       t0_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(interval_s_));
   meter_.start(local);
@@ -57,6 +59,18 @@ results::IntervalSample IntervalSampler::take(Clock::time_point now) {
     }
     s.flows.push_back(std::move(f));
     last_[i] = m;
+  }
+  if (!live_last_.empty()) {
+    // The latencies recorded since the last sample, over all workers.
+    live_diff_.assign(measure::Histogram::bucket_count(), 0);
+    const auto& live = side_.live_latency();
+    for (size_t w = 0; w < live.size() && w < live_last_.size(); ++w) {
+      live[w]->read(live_now_);
+      for (size_t b = 0; b < live_now_.size(); ++b)
+        live_diff_[b] += live_now_[b] - live_last_[w][b];
+      live_last_[w].swap(live_now_);
+    }
+    s.latency = measure::histogram_of_counts(live_diff_);
   }
   SideMeter::Reading m = meter_.lap();
   s.cpu = std::move(m.cpu);

@@ -48,6 +48,9 @@ class IntervalSampler {
   double last_s_ = 0;
   std::vector<Mark> last_;
   SideMeter meter_;  // CPU and interface counters, lap by lap
+  // Each worker's LiveLatency counts at the last sample, and a read's room.
+  std::vector<std::vector<uint64_t>> live_last_;
+  std::vector<uint64_t> live_now_, live_diff_;
 };
 
 }  // namespace flowperf::session

@@ -43,7 +43,11 @@ SideRunner::SideRunner(std::vector<std::unique_ptr<engine::Flow>> flows, Options
 // launched but never released must see the abort) and joins.
 SideRunner::~SideRunner() = default;
 
-void SideRunner::launch() { side_.launch(options_.cpu); }
+void SideRunner::launch() {
+  // -i: each interval's latency percentiles, read while the workers run.
+  if (options_.interval_s > 0) side_.enable_live_latency();
+  side_.launch(options_.cpu);
+}
 
 SideRunner::Clock::time_point SideRunner::go() {
   const Clock::time_point t0 = side_.go();

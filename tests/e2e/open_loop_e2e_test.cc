@@ -116,6 +116,32 @@ TEST_F(OpenLoop, AServerStallCostsEveryRequestThatWaitedBehindIt) {
   EXPECT_FALSE(closed["total"].contains("open_loop"));
 }
 
+// -i: each interval has its own latency percentiles, read while the test
+// runs. The stall shows in the interval its queued requests were answered
+// in, not in the first or the last.
+TEST_F(OpenLoop, TheIntervalOfAStallShowsItInItsPercentiles) {
+  const json j = run_with_stall({"-t", "TCP_RR", "--rate", "2000", "-i", "0.5"});
+  const json& ivs = j["intervals"];
+  ASSERT_GE(ivs.size(), 6u) << j.dump();
+  uint64_t counted = 0;
+  double worst = 0, worst_end = 0;
+  for (const auto& iv : ivs) {
+    const json& lat = iv["sum"]["latency_us"];
+    ASSERT_TRUE(lat.is_object()) << iv.dump();
+    // The latencies recorded in the interval are its transactions (a
+    // sample can fall between a transaction's count and its latency).
+    EXPECT_NEAR(d(lat["count"]), d(iv["sum"]["transactions"]), 2) << iv.dump();
+    counted += u64(lat["count"]);
+    if (d(lat["p99"]) > worst) worst = d(lat["p99"]), worst_end = d(iv["end_s"]);
+  }
+  EXPECT_EQ(counted, u64(j["total"]["latency_us"]["count"]));
+  EXPECT_GE(worst, 200'000);
+  EXPECT_GT(worst_end, 1.0);
+  EXPECT_LE(worst_end, 2.0);
+  EXPECT_LT(d(ivs.front()["sum"]["latency_us"]["p99"]), 50'000);
+  EXPECT_LT(d(ivs[ivs.size() - 2]["sum"]["latency_us"]["p99"]), 50'000);
+}
+
 TEST_F(OpenLoop, AUdpServerStallToo) {
   const json j = run_with_stall({"-t", "UDP_RR", "-r", "64,64", "--rate", "2000"});
   const json& lat = j["total"]["latency_us"];

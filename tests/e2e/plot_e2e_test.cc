@@ -240,10 +240,11 @@ TEST(Plot, HtmlOfAnRrRunHasTheDistributionAndItsChangeOverTime) {
   EXPECT_NE(o.out.find("TCP_RR"), std::string::npos) << "the text report is still printed";
   const std::string page = slurp(html);
   const auto ids = chart_ids(page);
-  for (const char* id : {"transactions", "latency-cdf", "cpu"})
+  for (const char* id : {"transactions", "latency-time", "latency-cdf", "cpu"})
     EXPECT_NE(std::find(ids.begin(), ids.end(), id), ids.end()) << id << "\n" << page;
   // The CDF's markers name p50, p99 and p99.9; the transactions chart has
-  // one point per interval (4 of 0.5 s, and maybe a short last one).
+  // one point per interval (4 of 0.5 s, and maybe a short last one); the
+  // percentiles over time a line each for p50, p90 and p99.
   for (const char* p : {">p50 ", ">p99 ", ">p99.9 "})
     EXPECT_NE(page.find(p), std::string::npos) << p;
   std::smatch m;
@@ -254,6 +255,9 @@ TEST(Plot, HtmlOfAnRrRunHasTheDistributionAndItsChangeOverTime) {
   const auto n = std::count(pts.begin(), pts.end(), ',');
   EXPECT_GE(n, 4);
   EXPECT_LE(n, 5);
+  const std::string lt = page.substr(page.find("id=\"latency-time\""));
+  for (const char* p : {">p50</text>", ">p90</text>", ">p99</text>"})
+    EXPECT_NE(lt.substr(0, lt.find("</svg>")).find(p), std::string::npos) << p;
   expect_rendered(dir, html, ids.size());
 }
 
@@ -321,7 +325,7 @@ TEST(Plot, BadInputIsRefusedWithWhatToGive) {
   std::ofstream(dir / "rr.json") << r.out;
   Outcome o = run({kFlowperf, "plot", dir / "rr.json", "-o", dir / "x.svg", "--chart", "cwnd"});
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_NE(o.err.find("they have: transactions, latency-cdf"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("they have: transactions, latency-time, latency-cdf"), std::string::npos) << o.err;
   // --html to a place that cannot be written: the result is printed, exit 1.
   Outcome h = run({kFlowperf, "-t", "TCP_RR", "-l", "1", "--html", "/nonexistent/dir/r.html"});
   EXPECT_EQ(h.exit_code, 1);

@@ -350,7 +350,11 @@ TEST(Report, RrDocumentGivesTheLatencyCdfWithPercentilesMarked) {
   json doc = {
       {"tool", {{"name", "flowperf"}}},
       {"test", "TCP_RR"},
-      {"intervals", {{{"start_s", 0}, {"end_s", 1}, {"streams", {{{"transactions", 1000}}}}}}},
+      {"intervals",
+       {{{"start_s", 0},
+         {"end_s", 1},
+         {"streams", {{{"transactions", 1000}}}},
+         {"sum", {{"latency_us", {{"p50", 30.0}, {"p90", 45.0}, {"p99", 9000.0}}}}}}}},
       {"total",
        {{"transactions_per_second", 1000},
         {"latency_us",
@@ -377,6 +381,13 @@ TEST(Report, RrDocumentGivesTheLatencyCdfWithPercentilesMarked) {
   EXPECT_EQ(cdf->markers[1].label, "p99 5.4 ms");
   EXPECT_NE(find(charts, "transactions"), nullptr);
   EXPECT_EQ(find(charts, "throughput"), nullptr);
+  // Percentiles per interval; p99 300 times p50: a log axis.
+  const Chart* over_time = find(charts, "latency-time");
+  ASSERT_NE(over_time, nullptr);
+  ASSERT_EQ(over_time->series.size(), 3u);
+  EXPECT_EQ(over_time->series[2].name, "p99");
+  EXPECT_DOUBLE_EQ(over_time->series[2].y[0], 9000);
+  EXPECT_TRUE(over_time->y_log);
 }
 
 json iperf3_doc(bool udp) {
