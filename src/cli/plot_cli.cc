@@ -134,9 +134,10 @@ int run_plot(const PlotArgs& a) {
 void write_html_report(const results::TestResult& r, const std::string& path) {
   std::ostringstream json;
   report::write_result_json(json, r);
-  plot::Run run = plot::read_run(nlohmann::json::parse(json.str()), spec::info(r.spec.test).name);
-  add_date(run, " (report written)", std::time(nullptr));
-  write_file(path, plot::html_report({run}, "flowperf " + run.test + " report"));
+  const std::string test = spec::info(r.spec.test).name;
+  std::vector<plot::Run> runs = plot::read_runs(nlohmann::json::parse(json.str()), test);
+  for (auto& run : runs) add_date(run, " (report written)", std::time(nullptr));
+  write_file(path, plot::html_report(runs, "flowperf " + test + " report"));
 }
 
 }  // namespace flowperf::cli

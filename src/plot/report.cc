@@ -578,6 +578,18 @@ Run read_run(const json& doc, std::string label) {
   return r;
 }
 
+std::vector<Run> read_runs(const json& doc, const std::string& label) {
+  if (doc.is_object() && doc.contains("event") && doc.contains("data"))
+    return read_runs(doc["data"], label);
+  std::vector<Run> runs{read_run(doc, label)};
+  if (runs[0].source == "flowperf" && child(doc, "reverse").is_object()) {
+    json reverse = doc["reverse"];
+    reverse["tool"] = doc["tool"];  // the reverse document leaves it to the outer one
+    runs.push_back(read_run(reverse, label + " reverse"));
+  }
+  return runs;
+}
+
 std::string html_report(const std::vector<Run>& runs, const std::string& title) {
   const std::vector<Chart> all = charts_for(runs);
   std::string o =

@@ -48,6 +48,9 @@ struct Run {
 // "end" line of --json-stream). Throws flowperf::Error naming what is
 // missing when it is neither.
 Run read_run(const nlohmann::json& doc, std::string label);
+// read_run, and for flowperf's --bidir (and -t RRUL) the other direction,
+// the document's "reverse", as a second run labelled "LABEL reverse".
+std::vector<Run> read_runs(const nlohmann::json& doc, const std::string& label);
 
 // The charts for these runs, in report order; ids are stable names:
 // throughput, transactions, latency-time, latency-cdf, loss, jitter, cwnd,

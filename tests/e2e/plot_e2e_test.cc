@@ -298,6 +298,21 @@ TEST(Plot, ComparesAFlowperfRunWithTheRealIperf3sJson) {
   EXPECT_EQ(chart_ids(text).size(), 1u);
 }
 
+// -t RRUL: both directions (the reverse as a run of its own) and the
+// probe's idle and loaded latency.
+TEST(Plot, RrulShowsBothDirectionsAndTheProbe) {
+  TempDir dir;
+  const std::string html = dir / "rrul.html";
+  Outcome o =
+      run({kFlowperf, "-t", "RRUL", "-l", "2", "--baseline", "1", "-i", "0.5", "--html", html});
+  ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+  const std::string page = slurp(html);
+  for (const char* s :
+       {"<th>TCP_STREAM</th>", "<th>TCP_STREAM reverse</th>", ">TCP_STREAM client</text>",
+        ">TCP_STREAM reverse client</text>", "probe idle", "probe loaded"})
+    EXPECT_NE(page.find(s), std::string::npos) << s;
+}
+
 TEST(Plot, BadInputIsRefusedWithWhatToGive) {
   TempDir dir;
   std::ofstream(dir / "notes.json") << "{\"hello\": 1}";
@@ -325,7 +340,8 @@ TEST(Plot, BadInputIsRefusedWithWhatToGive) {
   std::ofstream(dir / "rr.json") << r.out;
   Outcome o = run({kFlowperf, "plot", dir / "rr.json", "-o", dir / "x.svg", "--chart", "cwnd"});
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_NE(o.err.find("they have: transactions, latency-time, latency-cdf"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("they have: transactions, latency-time, latency-cdf"), std::string::npos)
+      << o.err;
   // --html to a place that cannot be written: the result is printed, exit 1.
   Outcome h = run({kFlowperf, "-t", "TCP_RR", "-l", "1", "--html", "/nonexistent/dir/r.html"});
   EXPECT_EQ(h.exit_code, 1);

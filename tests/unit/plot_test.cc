@@ -453,6 +453,26 @@ TEST(Report, SeveralRunsShareAxesWithAColourEach) {
   EXPECT_EQ(t->y_label, "throughput (Gbit/s)");  // one unit for both runs
 }
 
+// --bidir: the other direction is a run of its own.
+TEST(Report, TheReverseOfABidirTestIsASecondRun) {
+  json doc = flowperf_stream_doc(1, 2);
+  json reverse = flowperf_stream_doc(1, 2);
+  reverse.erase("tool");
+  reverse["test"] = "TCP_MAERTS";
+  doc["reverse"] = reverse;
+  const auto runs = read_runs(doc, "rrul");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].test, "TCP_STREAM");
+  EXPECT_EQ(runs[1].test, "TCP_MAERTS");
+  EXPECT_EQ(runs[1].label, "rrul reverse");
+  EXPECT_EQ(read_runs(flowperf_stream_doc(1, 2), "one").size(), 1u);
+  const auto charts = charts_for(runs);
+  const Chart* t = find(charts, "throughput");
+  ASSERT_NE(t, nullptr);
+  ASSERT_GE(t->series.size(), 3u);
+  EXPECT_EQ(t->series[2].name, "rrul reverse client");
+}
+
 TEST(Report, SomethingElseIsRefusedSayingWhatWasExpected) {
   try {
     read_run(json{{"hello", 1}}, "x");
