@@ -14,14 +14,10 @@
 namespace flowperf::cli {
 namespace {
 
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
-}
-
 std::string base_name(const std::string& path) {
   const auto slash = path.find_last_of('/');
   std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  if (ends_with(name, ".json")) name.resize(name.size() - 5);
+  if (name.ends_with(".json")) name.resize(name.size() - 5);
   return name;
 }
 
@@ -99,7 +95,7 @@ int run_plot(const PlotArgs& a) {
       throw Error(e.code(), path + ": " + e.what());
     }
   }
-  if (ends_with(a.output, ".svg")) {
+  if (a.output.ends_with(".svg")) {
     const auto charts = plot::charts_for(runs);
     if (charts.empty())
       throw Error(ExitCode::kRuntime,

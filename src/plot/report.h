@@ -20,7 +20,6 @@ struct SideSeries {
   std::vector<double> sum_bps, tps, loss_percent, jitter_ms, cpu_percent, retransmits;
   std::vector<double> p50_us, p90_us, p99_us;  // each interval's latency percentiles
   std::vector<std::vector<double>> cwnd_bytes, rtt_ms;
-  bool empty() const { return t.empty(); }
 };
 
 // A latency distribution: (value in us, fraction of samples at or below).
@@ -38,7 +37,6 @@ struct Run {
   size_t streams = 0;
   std::vector<std::pair<std::string, std::string>> facts;  // the header table's rows
   SideSeries client, server;
-  SideSeries* sender() { return test == "TCP_MAERTS" ? &server : &client; }
   const SideSeries& sender() const { return test == "TCP_MAERTS" ? server : client; }
   std::vector<Distribution> latency;  // empty bucket lists when none was measured
   double total_bps = 0, total_tps = 0;
