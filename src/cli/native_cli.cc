@@ -17,12 +17,14 @@
 #include <thread>
 #include <vector>
 
+#include "auth/keys.h"
 #include "cli/daemon.h"
 #include "cli/signals.h"
 #include "core/error.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "measure/confidence.h"
+#include "proto/messages.h"
 #include "report/agreement.h"
 #include "report/csv_report.h"
 #include "report/json_report.h"
@@ -48,6 +50,7 @@ struct ClientArgs {
   bool nodelay = false, json = false, v4 = false, v6 = false, cpu = false, nic = false;
   bool json_stream = false, csv = false;  // --json-stream, --csv
   std::string html;                       // --html FILE
+  std::string key;                        // --key FILE
   uint32_t udp_rr_min_timeout_us = 50;
   // Per-end options: "V" (both ends), "L,R", "L," (the client only) or ",R"
   // (the server only).
@@ -444,6 +447,13 @@ int run_client(const ClientArgs& a) {
     o.host = a.host;
     o.port = a.port;
   }
+  if (!a.key.empty()) {
+    if (a.host.empty())
+      throw usage_error(
+          "--key authenticates to a server given with -H; the embedded server "
+          "checks no keys");
+    o.key = auth::load_client_key(a.key);
+  }
   o.family = a.v4 ? IpFamily::kV4 : a.v6 ? IpFamily::kV6 : IpFamily::kAny;
   o.interrupt = install_interrupt_handler();
   bool header_printed = false;
@@ -607,6 +617,7 @@ struct ServerArgs {
   double max_duration = 3600;
   double control_timeout = 10;
   uint16_t iperf3_port = 0;  // also listen here (iperf3's clients use 5201); 0: no
+  std::string keys;          // --keys FILE
 };
 
 int run_server(const ServerArgs& a) {
@@ -618,6 +629,7 @@ int run_server(const ServerArgs& a) {
   c.max_tests = a.max_tests;
   c.max_duration_s = a.max_duration;
   c.control_timeout_s = a.control_timeout;
+  if (!a.keys.empty()) c.keys = auth::load_server_keys(a.keys);
   c.log = a.quiet ? nullptr : stdout;
   if (a.daemon) {
     // Detach: the parent returns once the child has its own session.
@@ -637,8 +649,12 @@ int run_server(const ServerArgs& a) {
     also->bind();
   }
   if (c.log) {
-    std::fprintf(c.log, "flowperf server %s listening on %s (control protocol %u)\n", kVersion,
-                 server.address().to_string().c_str(), 1u);
+    std::fprintf(c.log, "flowperf server %s listening on %s (control protocol %u-%u)%s\n", kVersion,
+                 server.address().to_string().c_str(), proto::kOldestProtocolVersion,
+                 proto::kProtocolVersion,
+                 c.keys.empty()
+                     ? ""
+                     : fmt::format("; clients authenticate ({} keys)", c.keys.size()).c_str());
     if (also)
       std::fprintf(c.log, "flowperf server: iperf3 clients also on %s\n",
                    also->address().to_string().c_str());
@@ -698,6 +714,9 @@ ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
       app.add_option("-P,--parallel", c.streams, "number of streams")->capture_default_str();
   app.add_option("--threads", c.threads, "worker threads per side (default: min(streams, cores))");
   app.add_option("-i,--interval", c.interval, "report every this many seconds while running");
+  app.add_option("--key", c.key,
+                 "authenticate to the server (flowperf server --keys) with the `NAME SECRET` line "
+                 "in this file, which only its owner may read");
   app.add_option("-f,--format", c.unit, "rate unit: k/m/g bits, K/M/G bytes, a for auto")
       ->capture_default_str();
   app.add_flag("-D,--nodelay", c.nodelay, "set TCP_NODELAY on data connections");
@@ -880,6 +899,9 @@ int native_main(int argc, char** argv) {
                    "longest wait for a client's next control message outside a test, seconds")
       ->capture_default_str()
       ->check(finite_range(0.1, 3600));
+  server->add_option("--keys", sa.keys,
+                     "clients must authenticate with a key from this file (`NAME SECRET` per "
+                     "line, readable only by its owner); other protocols' clients are refused");
   server
       ->add_option("--iperf3-port", sa.iperf3_port,
                    "also listen on this port (iperf3 clients use 5201); every protocol is "

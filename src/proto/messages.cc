@@ -207,7 +207,8 @@ results::SideResult side_from_json(const json& j) { return side_from(j, nullptr)
 
 const char* message_name(const Message& m) {
   return std::visit(
-      Overload{[](const Hello&) { return "hello"; }, [](const Welcome&) { return "welcome"; },
+      Overload{[](const Hello&) { return "hello"; }, [](const Challenge&) { return "challenge"; },
+               [](const Auth&) { return "auth"; }, [](const Welcome&) { return "welcome"; },
                [](const Setup&) { return "setup"; }, [](const SetupOk&) { return "setup_ok"; },
                [](const Start&) { return "start"; }, [](const Started&) { return "started"; },
                [](const Stop&) { return "stop"; }, [](const Quit&) { return "quit"; },
@@ -271,6 +272,8 @@ Message decode(std::string_view body) {
   if (type_it == j.end()) throw ProtocolError("message lacks field 'type'");
   const auto type = scalar<std::string>(*type_it, "type");
   if (type == "hello") return message_from<Hello>(j);
+  if (type == "challenge") return message_from<Challenge>(j);
+  if (type == "auth") return message_from<Auth>(j);
   if (type == "welcome") return message_from<Welcome>(j);
   if (type == "setup") {
     auto spec = j.find("spec");

@@ -2,7 +2,8 @@
 // encode/decode pair for all of them. docs/protocol.md draws the exchange:
 //
 //   client                                   server
-//     │── Hello{version} ─────────────────────►│  version check, test limit
+//     │── Hello{versions} ────────────────────►│  version check, test limit
+//     │   (a server with keys first challenges the client: auth/handshake.h)
 //     │◄──────────────── Welcome | Error ──────│
 //     │── Setup{spec} ────────────────────────►│  validate, open data sockets
 //     │◄──────── SetupOk{ports, cookie} | Error│
@@ -29,7 +30,11 @@
 
 namespace flowperf::proto {
 
-inline constexpr uint32_t kProtocolVersion = 1;
+// 2: authentication (Hello's key name and nonce, Challenge, Auth, Welcome's
+// proof) and a range of versions in Hello. A server or client speaks every
+// version from the oldest to the newest; version 1 is 2 without authentication.
+inline constexpr uint32_t kProtocolVersion = 2;
+inline constexpr uint32_t kOldestProtocolVersion = 1;
 
 class ProtocolError : public std::runtime_error {
  public:
@@ -37,8 +42,21 @@ class ProtocolError : public std::runtime_error {
 };
 
 struct Hello {
-  uint32_t version = kProtocolVersion;
+  uint32_t version = kProtocolVersion;  // the newest the client speaks
   std::string software;
+  uint32_t min_version = 0;   // the oldest it speaks; 0 (version 1's clients): only `version`
+  std::string key_name = {};  // authenticating: the key's name, and
+  std::string nonce = {};     // the client's nonce, hex
+};
+// A server that checks keys answers an authenticating Hello with the
+// version agreed (which the proofs cover) and its nonce.
+struct Challenge {
+  uint32_t version = kProtocolVersion;
+  std::string nonce;  // hex
+};
+// The client's proof that it knows the key's secret (hex).
+struct Auth {
+  std::string proof;
 };
 struct Welcome {
   uint32_t version = kProtocolVersion;
@@ -48,6 +66,7 @@ struct Welcome {
   std::string cpu_model;
   uint32_t cores = 0;
   double cpu_mhz = 0;
+  std::string proof = {};  // after Auth: the server's proof (hex)
 };
 struct Setup {
   spec::TestSpec spec;
@@ -78,7 +97,7 @@ struct Quit {};
 struct Results {
   results::SideResult side;
 };
-// Error codes: "version", "busy", "invalid_spec", "bad_message", "setup_failed",
+// Error codes: "version", "auth", "busy", "invalid_spec", "bad_message", "setup_failed",
 // "timeout", "internal", "refused".
 struct ErrorMsg {
   std::string code;
@@ -93,6 +112,18 @@ template <class V, results::Is<Hello> T>
 void fields(V& v, T& m) {
   v("version", m.version);
   v("software", m.software);
+  v("min_version", m.min_version, Presence::kOmitEmpty);
+  v("key_name", m.key_name, Presence::kOmitEmpty);
+  v("nonce", m.nonce, Presence::kOmitEmpty);
+}
+template <class V, results::Is<Challenge> T>
+void fields(V& v, T& m) {
+  v("version", m.version);
+  v("nonce", m.nonce);
+}
+template <class V, results::Is<Auth> T>
+void fields(V& v, T& m) {
+  v("proof", m.proof);
 }
 template <class V, results::Is<Welcome> T>
 void fields(V& v, T& m) {
@@ -103,6 +134,7 @@ void fields(V& v, T& m) {
   v("cpu_model", m.cpu_model, Presence::kOptional);
   v("cores", m.cores, Presence::kOptional);
   v("cpu_mhz", m.cpu_mhz, Presence::kOptional);
+  v("proof", m.proof, Presence::kOmitEmpty);
 }
 template <class V, results::Is<SetupOk> T>
 void fields(V& v, T& m) {
@@ -129,8 +161,8 @@ template <class V, class T>
 requires results::Is<T, Start> || results::Is<T, Started> || results::Is<T, Quit>
 void fields(V&, T&) {}
 
-using Message =
-    std::variant<Hello, Welcome, Setup, SetupOk, Start, Started, Stop, Quit, Results, ErrorMsg>;
+using Message = std::variant<Hello, Challenge, Auth, Welcome, Setup, SetupOk, Start, Started, Stop,
+                             Quit, Results, ErrorMsg>;
 
 std::string encode(const Message& m);
 // The same text appended to `out` (a results message is written there flow by flow, so a frame

@@ -49,7 +49,7 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   target.port = o.port;
   target.family = o.family;
   target.timeout_s = o.connect_timeout_s;
-  FlowperfControl control(target);
+  FlowperfControl control(target, o.key);
   const net::Address server = control.server();
   net::Address local = net::local_address(control.fd());
   result.local = {local.host(), local.port()};
@@ -66,6 +66,7 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   // 2. Describe the test; the server opens its data sockets.
   control.send(proto::Setup{spec});
   auto ok = control.expect<proto::SetupOk>(30);
+  if (auto token = control.data_token()) ok.cookie = *token;  // never sent when authenticated
   result.remote_side.threads = ok.threads;
 
   // 3. Our data sockets and flows; the workers wait at the gate.

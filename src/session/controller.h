@@ -5,9 +5,11 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "auth/keys.h"
 #include "net/socket.h"
 #include "results/test_result.h"
 #include "spec/test_spec.h"
@@ -24,6 +26,9 @@ struct ClientOptions {
   uint16_t port = 12865;
   IpFamily family = IpFamily::kAny;
   double connect_timeout_s = 5;
+  // --key: authenticate to the server with it (and make sure it is the
+  // server the key is for).
+  std::optional<auth::Key> key;
   // Set from a signal handler: end the test now and report what was measured.
   const std::atomic<bool>* interrupt = nullptr;
   // Set by a caller that runs this test beside another: end the test now,

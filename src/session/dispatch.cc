@@ -118,6 +118,16 @@ void dispatch_control_connection(int control, const SessionContext& ctx) {
     // Readable with nothing new: the rest of the bytes a row needs are on their way.
     if (!row) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
+  if (!ctx.config->keys.empty() && row->serve != serve_control_connection) {
+    // netperf's, qperf's and iperf3's clients have no way to show a
+    // flowperf key; a server that asks for keys serves none of them.
+    if (ctx.config->log)
+      std::fprintf(ctx.config->log,
+                   "flowperf server: refused a %s client: this server requires authentication "
+                   "(--keys), which only flowperf's own clients can give\n",
+                   row->name);
+    return;
+  }
   SessionContext with_deadline = ctx;
   with_deadline.first_message_by = deadline;
   try {

@@ -4,9 +4,11 @@
 
 #include <cerrno>
 #include <chrono>
+#include <variant>
 
 #include "core/deadline.h"
 #include "core/version.h"
+#include "session/auth_exchange.h"
 
 namespace flowperf::session {
 namespace {
@@ -17,13 +19,38 @@ using core::after;
 
 }  // namespace
 
-FlowperfControl::FlowperfControl(const ControlTarget& target, double send_timeout_s)
+FlowperfControl::FlowperfControl(const ControlTarget& target, const std::optional<auth::Key>& key,
+                                 double send_timeout_s)
     : send_timeout_s_(send_timeout_s) {
   fd_ = connect_control(target, &server_);
   where_ = server_.to_string();
-  send(proto::Hello{proto::kProtocolVersion, std::string("flowperf ") + kVersion});
-  welcome_ = expect<proto::Welcome>(target.timeout_s > 10 ? target.timeout_s : 10);
-  welcomed_ = true;
+  const double answer_s = target.timeout_s > 10 ? target.timeout_s : 10;
+  proto::Hello hello{proto::kProtocolVersion, std::string("flowperf ") + kVersion,
+                     proto::kOldestProtocolVersion};
+  std::optional<ClientAuth> auth;
+  if (key) {
+    auth.emplace(*key);
+    auth->fill(&hello);
+  }
+  send(hello);
+  if (!auth) {
+    welcome_ = expect<proto::Welcome>(answer_s);
+    welcomed_ = true;
+    return;
+  }
+  proto::Message m = receive(answer_s);
+  welcomed_ = true;  // a flowperf server answered
+  if (std::holds_alternative<proto::Welcome>(m))
+    throw runtime_error(fmt::format(
+        "authentication failed: the server at {} checks no keys (it was started without --keys), "
+        "so it cannot prove it is the server key '{}' is for — run without --key to test "
+        "against it anyway",
+        where_, key->name));
+  auto* challenge = std::get_if<proto::Challenge>(&m);
+  if (!challenge) throw out_of_turn(m);
+  send(auth->answer(*challenge, where_));
+  welcome_ = expect<proto::Welcome>(answer_s);
+  data_token_ = auth->verify(welcome_, where_);
 }
 
 void FlowperfControl::send(const proto::Message& m) {

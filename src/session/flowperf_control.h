@@ -7,9 +7,11 @@
 // something else.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "auth/keys.h"
 #include "net/fd.h"
 #include "net/socket.h"
 #include "proto/framing.h"
@@ -20,13 +22,18 @@ namespace flowperf::session {
 
 class FlowperfControl {
  public:
-  // Connects (throws ConnectError) and exchanges Hello for Welcome.
-  FlowperfControl(const ControlTarget& target, double send_timeout_s = 10);
+  // Connects (throws ConnectError) and exchanges Hello for Welcome; with a
+  // key, authenticates both ends on the way (session/auth_exchange.h).
+  explicit FlowperfControl(const ControlTarget& target,
+                           const std::optional<auth::Key>& key = std::nullopt,
+                           double send_timeout_s = 10);
 
   int fd() const { return fd_.get(); }
   const std::string& where() const { return where_; }
   const net::Address& server() const { return server_; }
   const proto::Welcome& welcome() const { return welcome_; }
+  // After authentication: the token that opens each TCP data connection.
+  std::optional<uint64_t> data_token() const { return data_token_; }
 
   // Throws Error when the server is gone.
   void send(const proto::Message& m);
@@ -50,6 +57,7 @@ class FlowperfControl {
   double send_timeout_s_;
   proto::Welcome welcome_;
   bool welcomed_ = false;  // a flowperf server answered: no need to ask if it is one
+  std::optional<uint64_t> data_token_;
 };
 
 }  // namespace flowperf::session

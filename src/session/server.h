@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <list>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -32,6 +33,10 @@ struct ServerConfig {
   // or the connection is closed. Native clients are then refused (flowperf's
   // protocol has no passphrase yet). Empty: none asked for.
   std::string netperf_passphrase;
+  // flowperf server --keys: name -> secret. Not empty: flowperf clients must
+  // authenticate (session/auth_exchange.h), and clients of the other
+  // protocols, which cannot, are refused.
+  std::map<std::string, std::string> keys;
   // How iperf3 tests show their output (iperf3 -s); by default they show none.
   Iperf3ServerOptions iperf3;
 };

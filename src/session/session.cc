@@ -19,6 +19,7 @@
 #include "net/socket.h"
 #include "net/sys.h"
 #include "proto/framing.h"
+#include "session/auth_exchange.h"
 #include "session/data_plane.h"
 #include "session/descriptor_budget.h"
 #include "session/server.h"
@@ -73,13 +74,24 @@ class Session {
     auto* hello = std::get_if<proto::Hello>(&m);
     if (!hello)
       throw proto::ProtocolError("expected hello, got " + std::string(proto::message_name(m)));
-    if (hello->version != proto::kProtocolVersion) {
-      reply_error("version", fmt::format("this server speaks flowperf protocol {}, the client {} — "
-                                         "run the same flowperf version on both ends",
-                                         proto::kProtocolVersion, hello->version));
-      log(fmt::format("refused: protocol version {}", hello->version));
-      return;
+    auto agreed = negotiate_version(*hello);
+    if (auto* r = std::get_if<Refusal>(&agreed)) return refuse(*r);
+    const uint32_t version = std::get<uint32_t>(agreed);
+
+    // Authentication, when this server holds keys: before a test slot is
+    // taken or a data port opened.
+    ServerAuth auth(cfg_.keys, version, *hello);
+    if (auth.early_refusal()) return refuse(*auth.early_refusal());
+    if (auth.required()) {
+      send(auth.challenge());
+      if (!receive(&m, after(cfg_.control_timeout_s))) return;
+      auto* answer = std::get_if<proto::Auth>(&m);
+      if (!answer)
+        throw proto::ProtocolError("expected auth, got " + std::string(proto::message_name(m)));
+      if (auto r = auth.check(*answer)) return refuse(*r);
+      key_name_ = auth.name();
     }
+
     uint32_t running = 0;
     if (!slot_.take(cfg_.max_tests, &running)) {
       reply_error("busy", fmt::format("server busy ({} tests running, limit {}) — try again "
@@ -89,8 +101,8 @@ class Session {
       return;
     }
     const core::HostInfo host = core::local_host_info();
-    send(proto::Welcome{proto::kProtocolVersion, std::string("flowperf ") + kVersion, host.hostname,
-                        host.os, host.cpu_model, host.cores, host.cpu_mhz});
+    send(proto::Welcome{version, std::string("flowperf ") + kVersion, host.hostname, host.os,
+                        host.cpu_model, host.cores, host.cpu_mhz, auth.server_proof_hex()});
 
     if (!receive(&m, after(cfg_.control_timeout_s))) return;
     if (std::holds_alternative<proto::Quit>(m)) {
@@ -129,10 +141,12 @@ class Session {
       return;
     }
     ServerDataPlane plane = open_server_plane(spec_, local_, threads);
+    // The data connections' first 8 bytes: sent here in the clear, or, for
+    // an authenticated client, derived from the session key on both ends.
     std::random_device rd;
-    const uint64_t cookie = (uint64_t{rd()} << 32) | rd();
-    send(proto::SetupOk{plane.tcp_port, plane.udp_ports, cookie, threads, plane.sndbuf,
-                        plane.rcvbuf});
+    const uint64_t cookie = auth.data_token().value_or((uint64_t{rd()} << 32) | rd());
+    send(proto::SetupOk{plane.tcp_port, plane.udp_ports, auth.data_token() ? 0 : cookie, threads,
+                        plane.sndbuf, plane.rcvbuf});
 
     std::vector<net::Fd> sockets;
     std::vector<int> crr_listeners;
@@ -242,6 +256,12 @@ class Session {
       throw runtime_error("cannot send to the client (it went away)");
   }
 
+  // Logged first, so the log has the line by the time the client reads why.
+  void refuse(const Refusal& r) {
+    log(r.log);
+    reply_error(r.code, r.message);
+  }
+
   void reply_error(const std::string& code, const std::string& message) {
     proto::send_message(control_, proto::ErrorMsg{code, message}, after(2));
   }
@@ -249,7 +269,9 @@ class Session {
   void log(const std::string& what) {
     if (!cfg_.log) return;
     std::string test = spec_set() ? std::string(spec::info(spec_.test).name) : "-";
-    std::string line = fmt::format("flowperf server: {} {} x{}: {}\n", peer_.to_string(), test,
+    std::string who = peer_.to_string();
+    if (!key_name_.empty()) who += " (key " + key_name_ + ")";
+    std::string line = fmt::format("flowperf server: {} {} x{}: {}\n", who, test,
                                    spec_set() ? spec_.streams : 0, what);
     std::fputs(line.c_str(), cfg_.log);
     std::fflush(cfg_.log);
@@ -263,6 +285,7 @@ class Session {
   net::Address peer_, local_;
   spec::TestSpec spec_;
   bool have_spec_ = false;
+  std::string key_name_;  // authenticated as
 };
 
 }  // namespace

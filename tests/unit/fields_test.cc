@@ -57,6 +57,8 @@ TEST(Fields, EveryMemberOfEveryResultsStructIsListed) {
 
 TEST(Fields, EveryMemberOfEveryMessageIsListed) {
   EXPECT_EQ(listed<proto::Hello>(), member_count<proto::Hello>());
+  EXPECT_EQ(listed<proto::Challenge>(), member_count<proto::Challenge>());
+  EXPECT_EQ(listed<proto::Auth>(), member_count<proto::Auth>());
   EXPECT_EQ(listed<proto::Welcome>(), member_count<proto::Welcome>());
   EXPECT_EQ(listed<proto::SetupOk>(), member_count<proto::SetupOk>());
   EXPECT_EQ(listed<proto::Stop>(), member_count<proto::Stop>());
@@ -71,7 +73,7 @@ template <class T>
 struct IsVec<std::vector<T>> : std::true_type {};
 
 struct Filler {
-  uint32_t next = 1;
+  uint32_t next = 100;  // above every field's default (protocol versions are small)
   template <class M>
   void operator()(const char*, M& m, Presence = Presence::kRequired) {
     fill(m);
@@ -143,6 +145,8 @@ void expect_round_trip() {
 
 TEST(Fields, EveryMessageFieldCrossesTheWire) {
   expect_round_trip<proto::Hello>();
+  expect_round_trip<proto::Challenge>();
+  expect_round_trip<proto::Auth>();
   expect_round_trip<proto::Welcome>();
   expect_round_trip<proto::SetupOk>();
   expect_round_trip<proto::Stop>();
