@@ -30,6 +30,7 @@
 #include "report/json_report.h"
 #include "report/summary.h"
 #include "report/text_report.h"
+#include "session/access_policy.h"
 #include "session/controller.h"
 #include "session/descriptor_budget.h"
 #include "session/server.h"
@@ -618,6 +619,9 @@ struct ServerArgs {
   double control_timeout = 10;
   uint16_t iperf3_port = 0;  // also listen here (iperf3's clients use 5201); 0: no
   std::string keys;          // --keys FILE
+  std::vector<std::string> allow, deny;
+  uint32_t max_per_source = 0, max_per_minute = 0, max_streams = 0, max_pending = 256;
+  std::string max_rate;
 };
 
 int run_server(const ServerArgs& a) {
@@ -630,6 +634,20 @@ int run_server(const ServerArgs& a) {
   c.max_duration_s = a.max_duration;
   c.control_timeout_s = a.control_timeout;
   if (!a.keys.empty()) c.keys = auth::load_server_keys(a.keys);
+  for (const auto& n : a.allow) c.access.allow.push_back(session::parse_cidr(n, "--allow"));
+  for (const auto& n : a.deny) c.access.deny.push_back(session::parse_cidr(n, "--deny"));
+  c.max_tests_per_source = a.max_per_source;
+  c.max_tests_per_minute = a.max_per_minute;
+  c.max_streams = a.max_streams;
+  c.max_pending = a.max_pending;
+  if (!a.max_rate.empty()) {
+    std::string why;
+    auto v = core::parse_rate_bps(a.max_rate, &why);
+    if (!v || *v == 0)
+      throw usage_error("--max-rate " + a.max_rate + ": " +
+                        (why.empty() ? "give a rate above 0 in bits/s (K, M, G suffixes)" : why));
+    c.max_rate_bps = *v;
+  }
   c.log = a.quiet ? nullptr : stdout;
   if (a.daemon) {
     // Detach: the parent returns once the child has its own session.
@@ -902,6 +920,27 @@ int native_main(int argc, char** argv) {
   server->add_option("--keys", sa.keys,
                      "clients must authenticate with a key from this file (`NAME SECRET` per "
                      "line, readable only by its owner); other protocols' clients are refused");
+  server
+      ->add_option("--allow", sa.allow,
+                   "only these source networks may connect (CIDR, e.g. 192.0.2.0/24; repeat "
+                   "or list with commas)")
+      ->delimiter(',');
+  server->add_option("--deny", sa.deny, "refuse these source networks (CIDR; wins over --allow)")
+      ->delimiter(',');
+  server->add_option("--max-tests-per-source", sa.max_per_source,
+                     "tests one source address (an IPv6 /64) may run at once; 0: no limit");
+  server->add_option("--max-tests-per-minute", sa.max_per_minute,
+                     "tests one source address (an IPv6 /64) may start a minute; 0: no limit");
+  server->add_option("--max-streams", sa.max_streams, "most streams (-P) a test may ask for");
+  server->add_option("--max-rate", sa.max_rate,
+                     "UDP tests must ask -b of at most this many bits/s (K, M, G suffixes); the "
+                     "server also paces its own TCP sending to it");
+  server
+      ->add_option("--max-pending", sa.max_pending,
+                   "connections waiting to say which protocol they speak, held at once (no "
+                   "thread each); beyond it the oldest is closed")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1000000u));
   server
       ->add_option("--iperf3-port", sa.iperf3_port,
                    "also listen on this port (iperf3 clients use 5201); every protocol is "

@@ -1,18 +1,13 @@
 #include "session/dispatch.h"
 
-#include <poll.h>
-#include <sys/socket.h>
-
-#include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <exception>
-#include <thread>
 
 #include "core/deadline.h"
 #include "proto/framing.h"
 #include "proto/iperf3_wire.h"
+#include "proto/netperf_wire.h"
 #include "proto/qperf_wire.h"
 #include "session/iperf3_server.h"
 #include "session/server.h"
@@ -24,7 +19,16 @@ using Clock = std::chrono::steady_clock;
 
 Claim flowperf_claim(std::span<const uint8_t> first) {
   if (first.size() < 2) return Claim::kNeedMore;
-  return proto::looks_like_flowperf(first.data(), first.size()) ? Claim::kYes : Claim::kNo;
+  if (!proto::looks_like_flowperf(first.data(), first.size())) return Claim::kNo;
+  if (first.size() < proto::kHeaderBytes) return Claim::kNeedMore;
+  // The body's length, as the header gives it (a bad header or an
+  // oversized frame is the session's to answer): claimed once the whole
+  // frame is in, or at once when it is longer than what is looked at.
+  const uint64_t body = uint32_t{first[4]} << 24 | uint32_t{first[5]} << 16 |
+                        uint32_t{first[6]} << 8 | uint32_t{first[7]};
+  if (proto::kHeaderBytes + body > kPeekBytes || first.size() - proto::kHeaderBytes >= body)
+    return Claim::kYes;
+  return Claim::kNeedMore;
 }
 
 Claim iperf3_claim(std::span<const uint8_t> first) {
@@ -44,6 +48,8 @@ Claim iperf3_claim(std::span<const uint8_t> first) {
 Claim qperf_claim(std::span<const uint8_t> first) {
   switch (proto::qperf::match_head(first)) {
     case proto::qperf::HeadMatch::kYes:
+      // Its whole request, so a client that stops inside it holds no thread.
+      return first.size() >= proto::qperf::kRequestBytes ? Claim::kYes : Claim::kNeedMore;
     case proto::qperf::HeadMatch::kOtherVersion:
       return Claim::kYes;
     case proto::qperf::HeadMatch::kNo:
@@ -53,8 +59,14 @@ Claim qperf_claim(std::span<const uint8_t> first) {
   }
 }
 
-// The most bytes any row looks at (iperf3's cookie).
-constexpr size_t kPeekBytes = proto::iperf3::kCookieBytes;
+// netperf's messages are all 656 bytes, with nothing to tell them by: any
+// full request that no other row claimed.
+Claim netperf_claim(std::span<const uint8_t> first) {
+  return first.size() >= kPeekBytes ? Claim::kYes : Claim::kNeedMore;
+}
+static_assert(kPeekBytes == proto::netperf::kMessageBytes);
+static_assert(kPeekBytes >= proto::iperf3::kCookieBytes);
+static_assert(kPeekBytes >= proto::qperf::kRequestBytes);
 
 }  // namespace
 
@@ -68,14 +80,13 @@ const std::vector<ProtocolRow>& protocol_table() {
       {"flowperf", flowperf_claim, serve_control_connection},
       {"iperf3", iperf3_claim, serve_iperf3_connection},
       {"qperf", qperf_claim, serve_qperf_connection},
-      {"netperf", nullptr, serve_netperf_connection},
+      {"netperf", netperf_claim, serve_netperf_connection},
   };
   return rows;
 }
 
 const ProtocolRow* classify(std::span<const uint8_t> first, bool complete) {
   for (const auto& row : protocol_table()) {
-    if (!row.classify) return &row;
     switch (row.classify(first)) {
       case Claim::kYes:
         return &row;
@@ -89,53 +100,12 @@ const ProtocolRow* classify(std::span<const uint8_t> first, bool complete) {
   return nullptr;
 }
 
-void dispatch_control_connection(int control, const SessionContext& ctx) {
-  const auto deadline = core::after(ctx.config->control_timeout_s);
-  uint8_t first[kPeekBytes];
-  size_t have = 0;
-  const ProtocolRow* row = nullptr;
-  while (!row) {
-    if (ctx.stopping && ctx.stopping->load()) return;
-    const auto now = Clock::now();
-    if (now >= deadline) return;  // silent, or too few bytes: dropped
-    const auto wait = std::min<Clock::duration>(deadline - now, std::chrono::milliseconds(200));
-    // POLLRDHUP: a client that half-closed after too few bytes to tell its
-    // protocol has said all it will; it is not waited for until the deadline.
-    pollfd p{control, POLLIN | POLLRDHUP, 0};
-    const int r = ::poll(
-        &p, 1,
-        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(wait).count()) + 1);
-    if (r < 0 && errno != EINTR) return;
-    if (r <= 0) continue;
-    const ssize_t n = ::recv(control, first, sizeof first, MSG_PEEK | MSG_DONTWAIT);
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) continue;
-    if (n <= 0) return;  // closed with nothing said, or reset
-    const bool complete = (p.revents & (POLLRDHUP | POLLHUP)) != 0;
-    if (static_cast<size_t>(n) != have || complete) {
-      have = static_cast<size_t>(n);
-      row = classify(std::span<const uint8_t>(first, have), complete);
-    }
-    // Readable with nothing new: the rest of the bytes a row needs are on their way.
-    if (!row) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  if (!ctx.config->keys.empty() && row->serve != serve_control_connection) {
-    // netperf's, qperf's and iperf3's clients have no way to show a
-    // flowperf key; a server that asks for keys serves none of them.
-    if (ctx.config->log)
-      std::fprintf(ctx.config->log,
-                   "flowperf server: refused a %s client: this server requires authentication "
-                   "(--keys), which only flowperf's own clients can give\n",
-                   row->name);
-    return;
-  }
-  SessionContext with_deadline = ctx;
-  with_deadline.first_message_by = deadline;
+void serve_claimed(const ProtocolRow& row, int control, const SessionContext& ctx) {
   try {
-    row->serve(control, with_deadline);
+    row.serve(control, ctx);
   } catch (const std::exception& e) {
     if (ctx.config->log)
-      std::fprintf(ctx.config->log, "flowperf server: %s session failed: %s\n", row->name,
-                   e.what());
+      std::fprintf(ctx.config->log, "flowperf server: %s session failed: %s\n", row.name, e.what());
   }
 }
 

@@ -575,6 +575,8 @@ class NetperfSession {
     if (!slot_.take(cfg_.max_tests, &running))
       throw Refusal{EBUSY,
                     fmt::format("busy ({} tests running, limit {})", running, cfg_.max_tests)};
+    if (std::string why = slot_.take_source(ctx_.sources, ctx_.peer); !why.empty())
+      throw Refusal{EBUSY, why};
   }
 
   DataSocket open_data_socket(const Plan& p) {

@@ -31,6 +31,7 @@
 #include "session/server.h"
 #include "session/session.h"
 #include "session/side_runner.h"
+#include "session/test_slot.h"
 
 namespace flowperf::session {
 namespace {
@@ -41,7 +42,8 @@ using core::after;
 
 class QperfSession {
  public:
-  QperfSession(int control, const SessionContext& ctx) : control_(control), ctx_(ctx) {}
+  QperfSession(int control, const SessionContext& ctx)
+      : control_(control), ctx_(ctx), slot_(ctx.active_tests) {}
 
   void serve() {
     uint8_t b[qw::kRequestBytes];
@@ -69,6 +71,15 @@ class QperfSession {
           "{} is not supported by this server (flowperf serves conf, quit, tcp_bw, tcp_lat, "
           "udp_bw and udp_lat)",
           qw::index_name(req.req_index)));
+    uint32_t running = 0;
+    if (!slot_.take(ctx_.config->max_tests, &running))
+      return refuse(fmt::format("server busy ({} tests running, limit {}) - try again later",
+                                running, ctx_.config->max_tests));
+    if (std::string why = slot_.take_source(ctx_.sources, ctx_.peer); !why.empty())
+      return refuse(why);
+    if (req.time > ctx_.config->max_duration_s)
+      return refuse(fmt::format("a {} s test: this server runs tests of at most {} s", req.time,
+                                ctx_.config->max_duration_s));
     if (req.msg_size == 0 ||
         req.msg_size > (is_udp(index) ? spec::kMaxUdpPayloadV6 : spec::kMaxMessage))
       return refuse(fmt::format("{}: message size {} is out of range",
@@ -199,6 +210,7 @@ class QperfSession {
 
   int control_;
   const SessionContext& ctx_;
+  TestSlot slot_;  // held from the test's admission to the end of the session
   double timeout_s_ = 5;
 };
 

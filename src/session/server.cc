@@ -1,18 +1,34 @@
 #include "session/server.h"
 
+#include <fmt/format.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
 
 #include "core/error.h"
 #include "net/sys.h"
+#include "proto/framing.h"
 #include "session/dispatch.h"
 #include "session/session.h"
 
 namespace flowperf::session {
+namespace {
 
-Server::Server(ServerConfig config) : config_(std::move(config)) {}
+// An error message sent without waiting (the accept loop never blocks): it
+// is small, and a client that does not read it loses only the reason.
+void send_now(int fd, const proto::ErrorMsg& e) {
+  const std::string body = proto::encode(e);
+  const auto head = proto::make_header(static_cast<uint32_t>(body.size()));
+  std::string frame(head.begin(), head.end());
+  frame += body;
+  [[maybe_unused]] auto r = ::send(fd, frame.data(), frame.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
+}  // namespace
+
+Server::Server(ServerConfig config)
+    : config_(std::move(config)),
+      sources_(config_.max_tests_per_source, config_.max_tests_per_minute) {}
 
 Server::~Server() { stop(); }
 
@@ -49,28 +65,79 @@ void Server::bind() {
 }
 
 void Server::serve() {
+  // A flowperf client closed unclaimed is told why, as a session would tell it.
+  auto farewell = [](int fd, std::span<const uint8_t> first, Intake::Drop why) {
+    if (!proto::looks_like_flowperf(first.data(), first.size())) return;
+    proto::ErrorMsg e =
+        why == Intake::Drop::kTimedOut
+            ? proto::ErrorMsg{"timeout", "no control message arrived in time"}
+        : why == Intake::Drop::kHungUp
+            ? proto::ErrorMsg{"bad_message", "the connection closed inside its first message"}
+            : proto::ErrorMsg{"busy", "too many connections were waiting to be served; try again"};
+    send_now(fd, e);
+  };
+  Intake intake(listener_.get(), wake_.get(), config_.max_pending, config_.control_timeout_s,
+                farewell);
+  Intake::Counts shown;
   while (!stopping_.load()) {
-    pollfd fds[2] = {{listener_.get(), POLLIN, 0}, {wake_.get(), POLLIN, 0}};
-    int r = ::poll(fds, 2, 1000);
+    auto arrivals = intake.wait(std::chrono::milliseconds(1000));
     reap(false);
-    if (r <= 0 || stopping_.load()) continue;
-    if (!(fds[0].revents & POLLIN)) continue;
-    net::Fd conn(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
-    if (!conn) continue;  // the client gave up, or we are out of descriptors for now
-    std::lock_guard<std::mutex> lock(mu_);
-    sessions_.emplace_back();
-    SessionSlot* slot = &sessions_.back();
-    slot->control_fd = conn.get();
-    slot->number = ++accepted_;
-    slot->thread = std::thread(
-        [this, slot, c = std::move(conn)]() mutable { run_session(slot, std::move(c)); });
+    if (stopping_.load()) break;
+    for (auto& a : arrivals) admit(std::move(a));
+    // Connections closed at the door for lack of room, said once a turn.
+    const Intake::Counts& c = intake.counts();
+    if (c.evicted != shown.evicted)
+      door_log(
+          fmt::format("closed {} idle control connections: more than {} were waiting "
+                      "(--max-pending) for their first bytes",
+                      c.evicted - shown.evicted, config_.max_pending));
+    shown = c;
   }
 }
 
-void Server::run_session(SessionSlot* slot, net::Fd control) {
+void Server::admit(Intake::Arrival a) {
+  const std::string who = a.peer ? a.peer->to_string() : "?";
+  const bool flowperf = a.row->serve == serve_control_connection;
+  // A flowperf client is told why in its protocol; the others are closed
+  // (none of their protocols can carry a reason before the test).
+  auto refuse = [&](const char* code, const std::string& why) {
+    door_log(fmt::format("refused {} ({} client): {}", who, a.row->name, why));
+    if (flowperf) send_now(a.fd.get(), proto::ErrorMsg{code, why});
+  };
+  if (a.peer && !config_.access.empty()) {
+    if (std::string why = refusal(config_.access, *a.peer); !why.empty())
+      return refuse("refused", why);
+  }
+  if (!config_.keys.empty() && !flowperf)
+    return refuse("refused",
+                  "this server requires authentication (--keys), which only flowperf's own "
+                  "clients can give");
+  std::lock_guard<std::mutex> lock(mu_);
+  // Threads are for tests and their short set-up: beyond this many, the
+  // server is busy (a client that holds a set-up open costs a thread only
+  // until its control timeout).
+  const size_t max_sessions = size_t{config_.max_tests} + config_.max_pending;
+  if (sessions_.size() >= max_sessions)
+    return refuse("busy", fmt::format("server busy ({} connections being served) — try again "
+                                      "later",
+                                      sessions_.size()));
+  sessions_.emplace_back();
+  SessionSlot* slot = &sessions_.back();
+  slot->control_fd = a.fd.get();
+  slot->number = a.number;
+  slot->thread =
+      std::thread([this, slot, c = std::move(a.fd), row = a.row, by = a.first_message_by,
+                   peer = a.peer]() mutable { run_session(slot, std::move(c), row, by, peer); });
+}
+
+void Server::run_session(SessionSlot* slot, net::Fd control, const ProtocolRow* row,
+                         Intake::Clock::time_point first_message_by, std::optional<IpAddr> peer) {
   SessionContext ctx{&config_,      &active_,    &stopping_, [this] { request_stop(); },
                      &iperf3_desk_, slot->number};
-  dispatch_control_connection(control.get(), ctx);
+  ctx.first_message_by = first_message_by;
+  ctx.sources = &sources_;
+  ctx.peer = peer;
+  serve_claimed(*row, control.get(), ctx);
   {
     // Closed under the lock so stop() never shuts down a reused number.
     std::lock_guard<std::mutex> lock(mu_);
@@ -79,6 +146,25 @@ void Server::run_session(SessionSlot* slot, net::Fd control) {
   }
   served_.fetch_add(1);
   slot->done.store(true);
+}
+
+void Server::door_log(const std::string& line) {
+  if (!config_.log) return;
+  constexpr uint32_t kLinesPerSecond = 10;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - door_log_second_ >= std::chrono::seconds(1)) {
+    if (door_log_dropped_ > 0)
+      std::fprintf(config_.log, "flowperf server: (%u more refusals in the last second)\n",
+                   door_log_dropped_);
+    door_log_second_ = now;
+    door_log_lines_ = door_log_dropped_ = 0;
+  }
+  if (door_log_lines_++ >= kLinesPerSecond) {
+    ++door_log_dropped_;
+    return;
+  }
+  std::fprintf(config_.log, "flowperf server: %s\n", line.c_str());
+  std::fflush(config_.log);
 }
 
 void Server::reap(bool all) {

@@ -1,8 +1,11 @@
-// The server: an accept loop for control connections and one session thread
-// per connection. Each session runs one test at a time on its own data
-// sockets and worker threads, so any number of clients (up to the limit)
-// test at once. Nothing here is global: several servers, and clients, can
-// live in one process (the embedded loopback server does exactly that).
+// The server: an accept loop for control connections (session/intake.h
+// holds each, threadless, until its protocol is known) and then one session
+// thread per connection. Each session runs one test at a time on its own
+// data sockets and worker threads, so any number of clients (up to the
+// limits) test at once. The limits of a server open to the public live here
+// too: who may connect, how many tests a source runs, how long, how many
+// streams, how fast. Nothing here is global: several servers, and clients,
+// can live in one process (the embedded loopback server does exactly that).
 #pragma once
 
 #include <atomic>
@@ -11,11 +14,14 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
 #include "net/fd.h"
 #include "net/socket.h"
+#include "session/access_policy.h"
+#include "session/intake.h"
 #include "session/iperf3_server.h"
 
 namespace flowperf::session {
@@ -24,9 +30,23 @@ struct ServerConfig {
   std::string bind_host;  // empty: every address
   uint16_t port = 12865;  // 0: an ephemeral port
   IpFamily family = IpFamily::kAny;
-  uint32_t max_tests = 100;        // tests running at once
-  double max_duration_s = 3600;    // longest test the server runs
-  double control_timeout_s = 10;   // longest wait for any control message outside a test
+  uint32_t max_tests = 100;       // tests running at once
+  double max_duration_s = 3600;   // longest test the server runs
+  double control_timeout_s = 10;  // longest wait for any control message outside a test
+  // Control connections that have not yet said which protocol they speak,
+  // held at once; beyond it the oldest is closed. They hold no thread.
+  uint32_t max_pending = 256;
+  // --allow / --deny: which source addresses may connect at all.
+  AccessLists access;
+  // Per source address (an IPv6 /64 counts as one): tests at once and tests
+  // started in the last minute. 0: no limit.
+  uint32_t max_tests_per_source = 0;
+  uint32_t max_tests_per_minute = 0;
+  // Largest stream count (-P) and rate a test may ask for; 0: the
+  // protocol's own limits. The rate caps UDP tests' -b (an unpaced UDP test
+  // is refused) and paces the server's own TCP data sockets.
+  uint32_t max_streams = 0;
+  uint64_t max_rate_bps = 0;
   std::FILE* log = stderr;         // one line per test; nullptr: quiet
   bool allow_remote_quit = false;  // qperf's `quit` may stop this server
   // netserver -Z: a netperf client's first message must be this passphrase,
@@ -71,7 +91,13 @@ class Server {
     uint64_t number = 0;  // accept order
   };
   void reap(bool all);
-  void run_session(SessionSlot* slot, net::Fd control);
+  // Gives a claimed connection its session thread, or refuses it.
+  void admit(Intake::Arrival a);
+  void run_session(SessionSlot* slot, net::Fd control, const ProtocolRow* row,
+                   Intake::Clock::time_point first_message_by, std::optional<IpAddr> peer);
+  // The accept loop's own log lines (refusals at the door), at most a few a
+  // second: a flood must not become a flood of log lines.
+  void door_log(const std::string& line);
 
   ServerConfig config_;
   net::Fd listener_;
@@ -81,8 +107,10 @@ class Server {
   std::atomic<bool> stopping_{false};
   std::atomic<uint32_t> active_{0};
   std::atomic<uint64_t> served_{0};
-  uint64_t accepted_ = 0;  // the accept loop's count
   Iperf3Desk iperf3_desk_;
+  SourceLimits sources_;
+  std::chrono::steady_clock::time_point door_log_second_{};
+  uint32_t door_log_lines_ = 0, door_log_dropped_ = 0;
   std::mutex mu_;
   std::list<SessionSlot> sessions_;
   std::thread background_;

@@ -34,6 +34,26 @@ using namespace std::chrono_literals;
 
 using core::after;
 
+// What this server's limits (ServerConfig) say about a test, in words for
+// the client; empty when it may run.
+std::string beyond_limits(const spec::TestSpec& s, const ServerConfig& c) {
+  if (s.count == 0 && s.duration_s > c.max_duration_s)
+    return fmt::format("-l {}: this server runs tests of at most {} seconds", s.duration_s,
+                       c.max_duration_s);
+  if (c.max_streams > 0 && s.streams > c.max_streams)
+    return fmt::format("-P {}: this server runs at most {} streams a test", s.streams,
+                       c.max_streams);
+  if (c.max_rate_bps > 0 && spec::info(s.test).protocol == spec::Protocol::kUdp &&
+      spec::info(s.test).workload == spec::Workload::kStream &&
+      (s.rate_bps == 0 || s.rate_bps > c.max_rate_bps))
+    return fmt::format(
+        "{}: this server takes UDP streams of at most {} bit/s in all; give -b "
+        "{} or less",
+        s.rate_bps == 0 ? std::string("an unpaced UDP test") : fmt::format("-b {}", s.rate_bps),
+        c.max_rate_bps, c.max_rate_bps);
+  return {};
+}
+
 class Session {
  public:
   Session(int control, const SessionContext& ctx)
@@ -100,6 +120,8 @@ class Session {
       log(fmt::format("refused: busy ({} tests running)", running));
       return;
     }
+    if (std::string why = slot_.take_source(ctx_.sources, ctx_.peer); !why.empty())
+      return refuse(Refusal{"busy", why, "refused: " + why});
     const core::HostInfo host = core::local_host_info();
     send(proto::Welcome{version, std::string("flowperf ") + kVersion, host.hostname, host.os,
                         host.cpu_model, host.cores, host.cpu_mhz, auth.server_proof_hex()});
@@ -128,11 +150,8 @@ class Session {
       log("refused: " + all);
       return;
     }
-    if (spec_.count == 0 && spec_.duration_s > cfg_.max_duration_s) {
-      reply_error("invalid_spec", fmt::format("-l {}: this server runs tests of at most {} seconds",
-                                              spec_.duration_s, cfg_.max_duration_s));
-      return;
-    }
+    if (std::string why = beyond_limits(spec_, cfg_); !why.empty())
+      return refuse(Refusal{"invalid_spec", why, "refused: " + why});
     const unsigned threads = spec::default_threads(spec_);
     if (DescriptorBudget b = descriptor_budget(spec_, 1, threads); !b.fits()) {
       std::string why = descriptor_problem(spec_, b, 1, " on the server");
@@ -162,6 +181,12 @@ class Session {
       if (again.any())
         for (auto& s : sockets) net::apply_socket_options_or_throw(s.get(), again, "a data socket");
       plane.listeners.clear();  // no more connections for this test
+      // --max-rate: the server's own sending, shared by the streams.
+      if (cfg_.max_rate_bps > 0) {
+        net::SocketOptions paced;
+        paced.max_pacing_rate = std::max<uint64_t>(cfg_.max_rate_bps / 8 / sockets.size(), 1);
+        for (auto& s : sockets) net::apply_socket_options_or_throw(s.get(), paced, "a data socket");
+      }
     }
 
     if (!receive(&m, after(60))) return;

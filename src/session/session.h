@@ -7,8 +7,10 @@
 #include <chrono>
 #include <cstdio>
 #include <functional>
+#include <optional>
 
 #include "net/fd.h"
+#include "session/access_policy.h"
 
 namespace flowperf::session {
 
@@ -26,6 +28,10 @@ struct SessionContext {
   // counted from accept, so bytes dripped while the dispatch tells the
   // protocol buy a slow client no time. Unset: the timeout from now.
   std::chrono::steady_clock::time_point first_message_by{};
+  // The per-source test limits (ServerConfig::max_tests_per_source and
+  // _per_minute) and the client's address they count against.
+  SourceLimits* sources = nullptr;
+  std::optional<IpAddr> peer = {};
 };
 
 // The deadline for a session's first message (see first_message_by).

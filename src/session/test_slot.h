@@ -1,9 +1,15 @@
 // Counts one session among the server's running tests while it holds its
-// slot, for the server's limit on tests at once (both protocols share it).
+// slot, for the server's limit on tests at once (every protocol shares it),
+// and, when the server limits each source address, among its source's.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <optional>
+#include <string>
+
+#include "session/access_policy.h"
 
 namespace flowperf::session {
 
@@ -25,14 +31,25 @@ class TestSlot {
     held_ = true;
     return true;
   }
+  // The source's share (ServerConfig::max_tests_per_source and
+  // _per_minute): empty when taken (or there are no such limits), else why
+  // not, in words for the client. Released with the slot.
+  std::string take_source(SourceLimits* limits, const std::optional<IpAddr>& peer) {
+    if (!limits || !peer) return {};
+    std::string why = limits->take(*peer, std::chrono::steady_clock::now());
+    if (why.empty()) ticket_ = SourceTicket(limits, *peer);
+    return why;
+  }
   void release() {
     if (held_) active_->fetch_sub(1);
     held_ = false;
+    ticket_.reset();
   }
 
  private:
   std::atomic<uint32_t>* active_;
   bool held_ = false;
+  SourceTicket ticket_;
 };
 
 }  // namespace flowperf::session

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "proto/framing.h"
 
@@ -17,10 +18,22 @@ std::string row_for(std::span<const uint8_t> first) {
   return r ? r->name : "(needs more)";
 }
 
-TEST(Dispatch, FlowperfFramesGoToFlowperf) {
+TEST(Dispatch, FlowperfFramesGoToFlowperfOnceWhole) {
+  std::vector<uint8_t> frame(proto::kHeaderBytes + 10, '{');
   auto h = proto::make_header(10);
-  EXPECT_EQ(row_for(std::span<const uint8_t>(h.data(), h.size())), "flowperf");
-  EXPECT_EQ(row_for(std::span<const uint8_t>(h.data(), 2)), "flowperf");
+  std::copy(h.begin(), h.end(), frame.begin());
+  EXPECT_EQ(row_for(frame), "flowperf");
+  // Part of the frame: wait for the rest (a client stopped inside its first
+  // frame holds no session thread).
+  EXPECT_EQ(row_for(std::span<const uint8_t>(frame.data(), frame.size() - 1)), "(needs more)");
+  EXPECT_EQ(row_for(std::span<const uint8_t>(frame.data(), 2)), "(needs more)");
+  // A frame longer than the server looks at is claimed from its header (the
+  // session refuses an oversized one at once).
+  auto big = proto::make_header(proto::kMaxClientFrame + 1);
+  EXPECT_EQ(row_for(big), "flowperf");
+  // Not F P: not flowperf's.
+  const uint8_t other[] = {'F', 'Q', 1, 0, 0, 0, 0, 0};
+  EXPECT_EQ(row_for(other), "(needs more)");
 }
 
 TEST(Dispatch, OneByteIsNotEnoughToTell) {
@@ -29,34 +42,43 @@ TEST(Dispatch, OneByteIsNotEnoughToTell) {
 }
 
 TEST(Dispatch, AClientThatSentAllItWillIsNotWaitedFor) {
-  // One byte and a half-close: no second byte will come, so the row that
-  // needs it does not claim the connection and the last row takes it.
+  // One byte and a half-close: no second byte will come, and no row takes
+  // one byte: the connection is closed.
   const uint8_t f[] = {'F'};
-  const ProtocolRow* r = classify(f, /*complete=*/true);
-  ASSERT_NE(r, nullptr);
-  EXPECT_STREQ(r->name, "netperf");
+  EXPECT_EQ(classify(f, /*complete=*/true), nullptr);
 }
 
-TEST(Dispatch, NetperfRequestsAndAnythingElseGoToNetperf) {
-  // netperf's first word is a big-endian request number (DO_OMNI is 97).
-  const uint8_t omni[] = {0, 0, 0, 97, 0, 0, 0, 0};
+TEST(Dispatch, WholeNetperfRequestsAndAnythingElseOfTheirSizeGoToNetperf) {
+  // netperf's first word is a big-endian request number (DO_OMNI is 97);
+  // every netperf message is 656 bytes.
+  std::vector<uint8_t> omni(656, 0);
+  omni[3] = 97;
   EXPECT_EQ(row_for(omni), "netperf");
-  const uint8_t garbage[] = {'G', 'E', 'T', ' '};
+  EXPECT_EQ(row_for(std::span<const uint8_t>(omni.data(), 655)), "(needs more)");
+  std::vector<uint8_t> garbage(656, 'G');
   EXPECT_EQ(row_for(garbage), "netperf");
+  EXPECT_EQ(row_for(std::span<const uint8_t>(garbage.data(), 4)), "(needs more)");
+  EXPECT_EQ(classify(std::span<const uint8_t>(garbage.data(), 4), /*complete=*/true), nullptr);
 }
 
 TEST(Dispatch, QperfRequestsGoToQperfNotNetperf) {
-  // The first bytes of qperf 0.4.11's tcp_bw request (qperf-wire.md Vector A).
-  const uint8_t req[] = {0x00, 0x00, 0x04, 0x00, 0x0b, 0x00, 0x08, 0x00, 0x01, 0x00};
+  // The first bytes of qperf 0.4.11's tcp_bw request (qperf-wire.md Vector A),
+  // then the rest of its 200 bytes.
+  std::vector<uint8_t> req = {0x00, 0x00, 0x04, 0x00, 0x0b, 0x00, 0x08, 0x00, 0x01, 0x00};
+  req.resize(200, 0);
   EXPECT_EQ(row_for(req), "qperf");
+  // Part of the request: wait for the rest.
+  EXPECT_EQ(row_for(std::span<const uint8_t>(req.data(), 199)), "(needs more)");
   // Fewer than six bytes could still be netperf's: wait for more.
-  EXPECT_EQ(row_for(std::span<const uint8_t>(req, 4)), "(needs more)");
-  EXPECT_STREQ(classify(std::span<const uint8_t>(req, 4), /*complete=*/true)->name, "netperf");
-  // Another qperf version goes to qperf too (its session says "upgrade qperf").
+  EXPECT_EQ(row_for(std::span<const uint8_t>(req.data(), 4)), "(needs more)");
+  EXPECT_EQ(classify(std::span<const uint8_t>(req.data(), 4), /*complete=*/true), nullptr);
+  // Another qperf version goes to qperf at once (its session says "upgrade qperf").
   const uint8_t newer[] = {0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x08, 0x00};
   EXPECT_EQ(row_for(newer), "qperf");
   // netperf's TCP_CC request (300 = 00 00 01 2c) stays netperf's.
-  const uint8_t cc[] = {0, 0, 1, 0x2c, 0, 0, 0, 0};
+  std::vector<uint8_t> cc(656, 0);
+  cc[2] = 1;
+  cc[3] = 0x2c;
   EXPECT_EQ(row_for(cc), "netperf");
 }
 
@@ -67,18 +89,23 @@ TEST(Dispatch, Iperf3CookiesGoToIperf3) {
   EXPECT_EQ(row_for({b, cookie.size()}), "iperf3");
   // Part of one: wait for the rest, unless the client has said all it will.
   EXPECT_EQ(row_for({b, 20}), "(needs more)");
-  EXPECT_STREQ(classify({b, 20}, /*complete=*/true)->name, "netperf");
-  // 37 bytes of the alphabet without the NUL are not a cookie.
+  EXPECT_EQ(classify({b, 20}, /*complete=*/true), nullptr);
+  // 37 bytes of the alphabet without the NUL are not a cookie (and too few
+  // for netperf's request).
   std::string no_nul = cookie;
   no_nul.back() = 'a';
-  EXPECT_EQ(row_for({reinterpret_cast<const uint8_t*>(no_nul.data()), no_nul.size()}), "netperf");
+  EXPECT_EQ(row_for({reinterpret_cast<const uint8_t*>(no_nul.data()), no_nul.size()}),
+            "(needs more)");
 }
 
-TEST(Dispatch, TheLastRowTakesAnything) {
-  ASSERT_FALSE(protocol_table().empty());
-  EXPECT_EQ(protocol_table().back().classify, nullptr);
-  for (size_t i = 0; i + 1 < protocol_table().size(); ++i)
-    EXPECT_NE(protocol_table()[i].classify, nullptr) << protocol_table()[i].name;
+TEST(Dispatch, EveryRowHasATestAndNoneNeedsMoreThanIsLookedAt) {
+  // Any kPeekBytes bytes are claimed by some row: the server never waits
+  // for bytes it would not look at.
+  for (const auto& row : protocol_table()) EXPECT_NE(row.classify, nullptr) << row.name;
+  std::vector<uint8_t> any(kPeekBytes, 0xa5);
+  EXPECT_NE(classify(any), nullptr);
+  std::fill(any.begin(), any.end(), 0);
+  EXPECT_NE(classify(any), nullptr);
 }
 
 }  // namespace

@@ -1,0 +1,88 @@
+// The server's front door. It accepts control connections and holds each,
+// with no thread of its own, until its first bytes say which protocol it
+// speaks (session/dispatch.h); only then does the server give it a
+// session thread. A connection that says nothing in time is closed, and
+// when more than `max_pending` wait at once the oldest is closed to make
+// room: a crowd of idle or dribbling connections costs descriptors and a
+// little memory, never threads, and cannot keep a real client out.
+//
+//   accept ─► pending (epoll, edge-triggered) ─┬─ a row claims it ─► Arrival
+//                                               ├─ silent past its deadline ─► closed
+//                                               ├─ closed, or said all it will ─► closed
+//                                               └─ oldest of too many ─► closed
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "net/fd.h"
+#include "session/access_policy.h"
+#include "session/dispatch.h"
+
+namespace flowperf::session {
+
+class Intake {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  struct Arrival {
+    net::Fd fd;
+    const ProtocolRow* row = nullptr;
+    Clock::time_point first_message_by;  // its first message is due by then
+    std::optional<IpAddr> peer;
+    uint64_t number = 0;  // accept order
+  };
+  struct Counts {
+    uint64_t accepted = 0, claimed = 0, timed_out = 0, evicted = 0, hung_up = 0;
+  };
+
+  // Why a pending connection is closed.
+  enum class Drop { kTimedOut, kHungUp, kEvicted };
+  // The server's last word to a connection it closes unclaimed, given the
+  // bytes it sent (a flowperf client is told why in its own protocol).
+  using Farewell = std::function<void(int fd, std::span<const uint8_t> first, Drop why)>;
+
+  // `listener` is made non-blocking; `wake` (an eventfd) ends a wait early.
+  // Both stay owned by the caller.
+  Intake(int listener, int wake, uint32_t max_pending, double first_bytes_s,
+         Farewell farewell = nullptr);
+
+  // Waits up to `timeout` for connections and bytes; returns the
+  // connections whose protocol is now known, in the order they were claimed.
+  std::vector<Arrival> wait(std::chrono::milliseconds timeout);
+
+  size_t pending() const { return pending_.size(); }
+  const Counts& counts() const { return counts_; }
+
+ private:
+  struct Pending {
+    net::Fd fd;
+    Clock::time_point by;
+    size_t have = 0;  // bytes seen so far
+    std::optional<IpAddr> peer;
+  };
+  void accept_all(Clock::time_point now);
+  // Looks at one pending connection's bytes; moves it to `out` once claimed.
+  void look(uint64_t number, uint32_t events, std::vector<Arrival>& out);
+  void expire(Clock::time_point now);
+  // Closes a pending connection, after its farewell; what it sent is read
+  // first, so the close is a FIN rather than a reset.
+  void drop(std::map<uint64_t, Pending>::iterator it, Drop why);
+
+  int listener_, wake_;
+  net::Fd epoll_;
+  uint32_t max_pending_;
+  Clock::duration first_bytes_;
+  std::map<uint64_t, Pending> pending_;  // by accept number: oldest (and soonest due) first
+  uint64_t accepted_ = 0;
+  Counts counts_;
+  Farewell farewell_;
+};
+
+}  // namespace flowperf::session
