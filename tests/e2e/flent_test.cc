@@ -24,6 +24,7 @@
 
 #include "e2e/netperf_peers.h"
 #include "e2e/process.h"
+#include "e2e/temp_dir.h"
 
 namespace flowperf::testing {
 namespace {
@@ -44,23 +45,6 @@ bool have_flent() { return ::access(kFlent.c_str(), X_OK) == 0; }
     GTEST_SKIP() << "no flent at " << kFlent                                    \
                  << " (apt-get install flent fping, as scripts/setup.sh does)"; \
   }
-
-// A directory removed with everything in it when done.
-class TempDir {
- public:
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "flowperf-flent-XXXXXX").string();
-    if (::mkdtemp(t.data())) path_ = t;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // flowperf's netserver on a free port of 127.0.0.1.
 class FlowperfNetserver {

@@ -22,25 +22,13 @@
 
 #include "e2e/iperf3_peers.h"
 #include "e2e/process.h"
+#include "e2e/temp_dir.h"
 
 namespace flowperf::testing {
 namespace {
 
 namespace fs = std::filesystem;
 const std::string kFlowperf = FLOWPERF_BIN;
-
-struct TempDir {
-  TempDir() {
-    char tmpl[] = "/tmp/flowperf-plot-XXXXXX";
-    path = ::mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string& name) const { return path + "/" + name; }
-  std::string path;
-};
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
