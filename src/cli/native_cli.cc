@@ -24,6 +24,7 @@
 #include "core/units.h"
 #include "core/version.h"
 #include "measure/confidence.h"
+#include "net/tls.h"
 #include "proto/messages.h"
 #include "report/agreement.h"
 #include "report/csv_report.h"
@@ -52,6 +53,7 @@ struct ClientArgs {
   bool json_stream = false, csv = false;  // --json-stream, --csv
   std::string html;                       // --html FILE
   std::string key;                        // --key FILE
+  std::string tls_ca;                     // --tls-ca FILE
   uint32_t udp_rr_min_timeout_us = 50;
   // Per-end options: "V" (both ends), "L,R", "L," (the client only) or ",R"
   // (the server only).
@@ -455,6 +457,13 @@ int run_client(const ClientArgs& a) {
           "checks no keys");
     o.key = auth::load_client_key(a.key);
   }
+  if (!a.tls_ca.empty()) {
+    if (a.host.empty())
+      throw usage_error(
+          "--tls-ca secures the control connection to a server given with -H; the "
+          "embedded server speaks no TLS");
+    o.tls = net::TlsContext::client(a.tls_ca);
+  }
   o.family = a.v4 ? IpFamily::kV4 : a.v6 ? IpFamily::kV6 : IpFamily::kAny;
   o.interrupt = install_interrupt_handler();
   bool header_printed = false;
@@ -619,6 +628,7 @@ struct ServerArgs {
   double control_timeout = 10;
   uint16_t iperf3_port = 0;  // also listen here (iperf3's clients use 5201); 0: no
   std::string keys;          // --keys FILE
+  std::string tls_cert, tls_key;
   std::vector<std::string> allow, deny;
   uint32_t max_per_source = 0, max_per_minute = 0, max_streams = 0, max_pending = 256;
   std::string max_rate;
@@ -634,6 +644,10 @@ int run_server(const ServerArgs& a) {
   c.max_duration_s = a.max_duration;
   c.control_timeout_s = a.control_timeout;
   if (!a.keys.empty()) c.keys = auth::load_server_keys(a.keys);
+  if (a.tls_cert.empty() != a.tls_key.empty())
+    throw usage_error(std::string(a.tls_cert.empty() ? "--tls-key" : "--tls-cert") +
+                      " needs its pair: give --tls-cert FILE and --tls-key FILE together");
+  if (!a.tls_cert.empty()) c.tls = net::TlsContext::server(a.tls_cert, a.tls_key);
   for (const auto& n : a.allow) c.access.allow.push_back(session::parse_cidr(n, "--allow"));
   for (const auto& n : a.deny) c.access.deny.push_back(session::parse_cidr(n, "--deny"));
   c.max_tests_per_source = a.max_per_source;
@@ -667,12 +681,11 @@ int run_server(const ServerArgs& a) {
     also->bind();
   }
   if (c.log) {
+    std::string how = c.tls ? "; over TLS" : "";
+    if (!c.keys.empty()) how += fmt::format("; clients authenticate ({} keys)", c.keys.size());
     std::fprintf(c.log, "flowperf server %s listening on %s (control protocol %u-%u)%s\n", kVersion,
                  server.address().to_string().c_str(), proto::kOldestProtocolVersion,
-                 proto::kProtocolVersion,
-                 c.keys.empty()
-                     ? ""
-                     : fmt::format("; clients authenticate ({} keys)", c.keys.size()).c_str());
+                 proto::kProtocolVersion, how.c_str());
     if (also)
       std::fprintf(c.log, "flowperf server: iperf3 clients also on %s\n",
                    also->address().to_string().c_str());
@@ -732,6 +745,9 @@ ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
       app.add_option("-P,--parallel", c.streams, "number of streams")->capture_default_str();
   app.add_option("--threads", c.threads, "worker threads per side (default: min(streams, cores))");
   app.add_option("-i,--interval", c.interval, "report every this many seconds while running");
+  app.add_option("--tls-ca", c.tls_ca,
+                 "speak to the server over TLS (flowperf server --tls-cert), trusting the CA "
+                 "certificates in this PEM file; the certificate must name the -H host");
   app.add_option("--key", c.key,
                  "authenticate to the server (flowperf server --keys) with the `NAME SECRET` line "
                  "in this file, which only its owner may read");
@@ -920,6 +936,10 @@ int native_main(int argc, char** argv) {
   server->add_option("--keys", sa.keys,
                      "clients must authenticate with a key from this file (`NAME SECRET` per "
                      "line, readable only by its owner); other protocols' clients are refused");
+  server->add_option("--tls-cert", sa.tls_cert,
+                     "flowperf clients must speak TLS (client --tls-ca): this PEM certificate "
+                     "chain, with --tls-key");
+  server->add_option("--tls-key", sa.tls_key, "the PEM private key of --tls-cert");
   server
       ->add_option("--allow", sa.allow,
                    "only these source networks may connect (CIDR, e.g. 192.0.2.0/24; repeat "

@@ -37,19 +37,29 @@ uint32_t parse_header(const uint8_t* h, uint32_t max_len) {
 }
 
 bool send_message(int fd, const Message& m, Deadline deadline) {
+  net::PlainChannel ch(fd);
+  return send_message(ch, m, deadline);
+}
+
+ReadStatus read_message(int fd, Message* out, Deadline deadline, uint32_t max_len) {
+  net::PlainChannel ch(fd);
+  return read_message(ch, out, deadline, max_len);
+}
+
+bool send_message(net::Channel& ch, const Message& m, Deadline deadline) {
   // The body is written after room for the header, which is filled in once its length is known:
   // a results body may be many MB, and is not copied.
   std::string frame(kHeaderBytes, '\0');
   encode_into(frame, m);
   auto header = make_header(static_cast<uint32_t>(frame.size() - kHeaderBytes));
   std::copy(header.begin(), header.end(), frame.begin());
-  return net::sys::write_all(fd, frame.data(), frame.size(), deadline) == net::sys::IoStatus::kOk;
+  return ch.write_all(frame.data(), frame.size(), deadline) == net::sys::IoStatus::kOk;
 }
 
-ReadStatus read_message(int fd, Message* out, Deadline deadline, uint32_t max_len) {
+ReadStatus read_message(net::Channel& ch, Message* out, Deadline deadline, uint32_t max_len) {
   uint8_t header[kHeaderBytes];
   size_t got = 0;
-  auto st = net::sys::read_exact(fd, header, sizeof header, deadline, &got);
+  auto st = ch.read_exact(header, sizeof header, deadline, &got);
   if (st == net::sys::IoStatus::kTimeout) return ReadStatus::kTimeout;
   if (st != net::sys::IoStatus::kOk) {
     if (got != 0 && st == net::sys::IoStatus::kClosed)
@@ -58,7 +68,7 @@ ReadStatus read_message(int fd, Message* out, Deadline deadline, uint32_t max_le
   }
   uint32_t len = parse_header(header, max_len);
   std::string body(len, '\0');
-  st = net::sys::read_exact(fd, body.data(), len, deadline);
+  st = ch.read_exact(body.data(), len, deadline);
   if (st == net::sys::IoStatus::kTimeout) return ReadStatus::kTimeout;
   if (st != net::sys::IoStatus::kOk)
     throw ProtocolError("control connection closed in the middle of a message");

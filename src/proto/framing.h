@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "net/channel.h"
 #include "proto/messages.h"
 
 namespace flowperf::proto {
@@ -37,8 +38,12 @@ enum class ReadStatus { kOk, kClosed, kTimeout };
 using Deadline = std::chrono::steady_clock::time_point;
 
 // Sends one message; false when the peer is gone or the deadline passed.
-bool send_message(int fd, const Message& m, Deadline deadline);
+bool send_message(net::Channel& ch, const Message& m, Deadline deadline);
 // Reads one message. Throws ProtocolError on a malformed frame or body.
+ReadStatus read_message(net::Channel& ch, Message* out, Deadline deadline,
+                        uint32_t max_len = kMaxFrame);
+// The same on a bare socket.
+bool send_message(int fd, const Message& m, Deadline deadline);
 ReadStatus read_message(int fd, Message* out, Deadline deadline, uint32_t max_len = kMaxFrame);
 
 }  // namespace flowperf::proto

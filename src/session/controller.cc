@@ -49,7 +49,7 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   target.port = o.port;
   target.family = o.family;
   target.timeout_s = o.connect_timeout_s;
-  FlowperfControl control(target, o.key);
+  FlowperfControl control(target, ControlSecurity{o.key, o.tls});
   const net::Address server = control.server();
   net::Address local = net::local_address(control.fd());
   result.local = {local.host(), local.port()};

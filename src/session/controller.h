@@ -5,12 +5,14 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "auth/keys.h"
 #include "net/socket.h"
+#include "net/tls.h"
 #include "results/test_result.h"
 #include "spec/test_spec.h"
 
@@ -29,6 +31,9 @@ struct ClientOptions {
   // --key: authenticate to the server with it (and make sure it is the
   // server the key is for).
   std::optional<auth::Key> key;
+  // --tls-ca: the control connection speaks TLS, to a server whose
+  // certificate chains to this context's CA.
+  std::shared_ptr<net::TlsContext> tls;
   // Set from a signal handler: end the test now and report what was measured.
   const std::atomic<bool>* interrupt = nullptr;
   // Set by a caller that runs this test beside another: end the test now,

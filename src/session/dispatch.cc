@@ -1,5 +1,6 @@
 #include "session/dispatch.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -29,6 +30,18 @@ Claim flowperf_claim(std::span<const uint8_t> first) {
   if (proto::kHeaderBytes + body > kPeekBytes || first.size() - proto::kHeaderBytes >= body)
     return Claim::kYes;
   return Claim::kNeedMore;
+}
+
+// A TLS record (a ClientHello): content type 22, version 3.x, its length;
+// claimed once the whole record is in (or more than is looked at).
+Claim tls_claim(std::span<const uint8_t> first) {
+  if (first.empty()) return Claim::kNeedMore;
+  if (first[0] != 0x16) return Claim::kNo;
+  if (first.size() < 2) return Claim::kNeedMore;
+  if (first[1] != 0x03) return Claim::kNo;
+  if (first.size() < 5) return Claim::kNeedMore;
+  const size_t record = 5 + (size_t{first[3]} << 8 | first[4]);
+  return first.size() >= std::min(record, kPeekBytes) ? Claim::kYes : Claim::kNeedMore;
 }
 
 Claim iperf3_claim(std::span<const uint8_t> first) {
@@ -78,6 +91,7 @@ std::chrono::steady_clock::time_point first_message_deadline(const SessionContex
 const std::vector<ProtocolRow>& protocol_table() {
   static const std::vector<ProtocolRow> rows = {
       {"flowperf", flowperf_claim, serve_control_connection},
+      {"flowperf over TLS", tls_claim, serve_tls_control_connection},
       {"iperf3", iperf3_claim, serve_iperf3_connection},
       {"qperf", qperf_claim, serve_qperf_connection},
       {"netperf", netperf_claim, serve_netperf_connection},

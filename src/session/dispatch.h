@@ -28,7 +28,8 @@ struct ProtocolRow {
 // The most first bytes a row looks at: netperf's 656-byte request.
 inline constexpr size_t kPeekBytes = 656;
 
-// The rows, in order: flowperf's own framing ('F' 'P'), iperf3's cookie
+// The rows, in order: flowperf's own framing ('F' 'P'), a TLS ClientHello
+// (flowperf over TLS: 16 03), iperf3's cookie
 // (36 characters of a-z2-7 and a NUL), qperf's request (00 00 04 00),
 // then netperf's fixed-size requests (no magic of their own: any 656 bytes
 // left).

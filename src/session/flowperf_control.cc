@@ -19,12 +19,22 @@ using core::after;
 
 }  // namespace
 
-FlowperfControl::FlowperfControl(const ControlTarget& target, const std::optional<auth::Key>& key,
+FlowperfControl::FlowperfControl(const ControlTarget& target, const ControlSecurity& security,
                                  double send_timeout_s)
     : send_timeout_s_(send_timeout_s) {
   fd_ = connect_control(target, &server_);
   where_ = server_.to_string();
   const double answer_s = target.timeout_s > 10 ? target.timeout_s : 10;
+  if (security.tls) {
+    try {
+      ch_ = net::TlsChannel::connect(fd_.get(), *security.tls, target.host, after(answer_s));
+    } catch (const Error& e) {
+      throw runtime_error("the server at " + where_ + ": " + e.what());
+    }
+  } else {
+    ch_ = std::make_unique<net::PlainChannel>(fd_.get());
+  }
+  const std::optional<auth::Key>& key = security.key;
   proto::Hello hello{proto::kProtocolVersion, std::string("flowperf ") + kVersion,
                      proto::kOldestProtocolVersion};
   std::optional<ClientAuth> auth;
@@ -54,7 +64,7 @@ FlowperfControl::FlowperfControl(const ControlTarget& target, const std::optiona
 }
 
 void FlowperfControl::send(const proto::Message& m) {
-  if (!proto::send_message(fd_.get(), m, after(send_timeout_s_)))
+  if (!proto::send_message(*ch_, m, after(send_timeout_s_)))
     throw runtime_error("the server at " + where_ + " went away (cannot send " +
                         proto::message_name(m) + ")");
 }
@@ -64,7 +74,7 @@ proto::Message FlowperfControl::receive(double timeout_s) {
   proto::ReadStatus st;
   errno = 0;  // a clean close leaves it alone; a reset sets ECONNRESET
   try {
-    st = proto::read_message(fd_.get(), &m, after(timeout_s));
+    st = proto::read_message(*ch_, &m, after(timeout_s));
   } catch (const proto::ProtocolError& e) {
     throw runtime_error("the server at " + where_ + " sent a malformed control message (" +
                         e.what() + ") — is it a flowperf server of the same version?");
@@ -84,6 +94,11 @@ proto::Message FlowperfControl::receive(double timeout_s) {
     throw Error(code, "server " + where_ + ": " + e->message);
   }
   return m;
+}
+
+std::string FlowperfControl::tls() const {
+  auto* t = dynamic_cast<const net::TlsChannel*>(ch_.get());
+  return t ? t->description() : std::string();
 }
 
 Error FlowperfControl::out_of_turn(const proto::Message& m) const {

@@ -7,28 +7,39 @@
 // something else.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "auth/keys.h"
+#include "net/channel.h"
 #include "net/fd.h"
 #include "net/socket.h"
+#include "net/tls.h"
 #include "proto/framing.h"
 #include "proto/messages.h"
 #include "session/control_connect.h"
 
 namespace flowperf::session {
 
+// How a client secures its control connection.
+struct ControlSecurity {
+  std::optional<auth::Key> key;          // --key: authenticate both ends
+  std::shared_ptr<net::TlsContext> tls;  // --tls-ca: speak over TLS, to a server it trusts
+};
+
 class FlowperfControl {
  public:
-  // Connects (throws ConnectError) and exchanges Hello for Welcome; with a
-  // key, authenticates both ends on the way (session/auth_exchange.h).
-  explicit FlowperfControl(const ControlTarget& target,
-                           const std::optional<auth::Key>& key = std::nullopt,
+  // Connects (throws ConnectError), starts TLS when asked, and exchanges
+  // Hello for Welcome; with a key, authenticates both ends on the way
+  // (session/auth_exchange.h).
+  explicit FlowperfControl(const ControlTarget& target, const ControlSecurity& security = {},
                            double send_timeout_s = 10);
 
   int fd() const { return fd_.get(); }
+  // "TLSv1.3 TLS_AES_256_GCM_SHA384", or empty in the clear.
+  std::string tls() const;
   const std::string& where() const { return where_; }
   const net::Address& server() const { return server_; }
   const proto::Welcome& welcome() const { return welcome_; }
@@ -52,6 +63,7 @@ class FlowperfControl {
   Error out_of_turn(const proto::Message& m) const;
 
   net::Fd fd_;
+  std::unique_ptr<net::Channel> ch_;
   net::Address server_;
   std::string where_;
   double send_timeout_s_;

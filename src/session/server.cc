@@ -98,6 +98,7 @@ void Server::serve() {
 void Server::admit(Intake::Arrival a) {
   const std::string who = a.peer ? a.peer->to_string() : "?";
   const bool flowperf = a.row->serve == serve_control_connection;
+  const bool flowperf_tls = a.row->serve == serve_tls_control_connection;
   // A flowperf client is told why in its protocol; the others are closed
   // (none of their protocols can carry a reason before the test).
   auto refuse = [&](const char* code, const std::string& why) {
@@ -108,7 +109,7 @@ void Server::admit(Intake::Arrival a) {
     if (std::string why = refusal(config_.access, *a.peer); !why.empty())
       return refuse("refused", why);
   }
-  if (!config_.keys.empty() && !flowperf)
+  if (!config_.keys.empty() && !flowperf && !flowperf_tls)
     return refuse("refused",
                   "this server requires authentication (--keys), which only flowperf's own "
                   "clients can give");

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -20,6 +21,7 @@
 
 #include "net/fd.h"
 #include "net/socket.h"
+#include "net/tls.h"
 #include "session/access_policy.h"
 #include "session/intake.h"
 #include "session/iperf3_server.h"
@@ -57,6 +59,8 @@ struct ServerConfig {
   // authenticate (session/auth_exchange.h), and clients of the other
   // protocols, which cannot, are refused.
   std::map<std::string, std::string> keys;
+  // --tls-cert/--tls-key: flowperf clients speak over TLS, and only so.
+  std::shared_ptr<net::TlsContext> tls;
   // How iperf3 tests show their output (iperf3 -s); by default they show none.
   Iperf3ServerOptions iperf3;
 };

@@ -18,6 +18,7 @@
 #include "engine/worker.h"
 #include "net/socket.h"
 #include "net/sys.h"
+#include "net/tls.h"
 #include "proto/framing.h"
 #include "session/auth_exchange.h"
 #include "session/data_plane.h"
@@ -56,8 +57,8 @@ std::string beyond_limits(const spec::TestSpec& s, const ServerConfig& c) {
 
 class Session {
  public:
-  Session(int control, const SessionContext& ctx)
-      : control_(control), ctx_(ctx), cfg_(*ctx.config), slot_(ctx.active_tests) {
+  Session(net::Channel& ch, const SessionContext& ctx)
+      : ch_(ch), control_(ch.fd()), ctx_(ctx), cfg_(*ctx.config), slot_(ctx.active_tests) {
     peer_ = net::peer_address(control_);
     local_ = net::local_address(control_);
   }
@@ -83,8 +84,8 @@ class Session {
     if (!cfg_.netperf_passphrase.empty()) {
       reply_error("refused",
                   "this server was started with netserver -Z: it serves netperf clients that send "
-                  "the passphrase, and flowperf's own protocol has none yet — start one without "
-                  "-Z (or a `flowperf server`) for flowperf clients");
+                  "the passphrase, which flowperf's own protocol does not carry — start a "
+                  "`flowperf server` for flowperf clients (with --keys to authenticate them)");
       log("refused: a flowperf client, and -Z asks for netperf's passphrase");
       return;
     }
@@ -216,7 +217,7 @@ class Session {
             outcome = "server shutting down";
             return SideRunner::Turn::kStop;
           }
-          if (!net::sys::wait_readable(fd, std::min(until, Clock::now() + 200ms)))
+          if (!ch_.wait_readable(std::min(until, Clock::now() + 200ms)))
             return SideRunner::Turn::kGoOn;
           if (!receive(&m, after(cfg_.control_timeout_s))) {
             outcome = "the client went away";
@@ -262,7 +263,7 @@ class Session {
   }
 
   bool receive(proto::Message* m, Clock::time_point deadline) {
-    auto st = proto::read_message(control_, m, deadline, proto::kMaxClientFrame);
+    auto st = proto::read_message(ch_, m, deadline, proto::kMaxClientFrame);
     if (st == proto::ReadStatus::kTimeout) {
       reply_error("timeout", "no control message arrived in time");
       log("control connection timed out");
@@ -277,7 +278,7 @@ class Session {
   }
 
   void send(const proto::Message& m) {
-    if (!proto::send_message(control_, m, after(cfg_.control_timeout_s)))
+    if (!proto::send_message(ch_, m, after(cfg_.control_timeout_s)))
       throw runtime_error("cannot send to the client (it went away)");
   }
 
@@ -288,7 +289,7 @@ class Session {
   }
 
   void reply_error(const std::string& code, const std::string& message) {
-    proto::send_message(control_, proto::ErrorMsg{code, message}, after(2));
+    proto::send_message(ch_, proto::ErrorMsg{code, message}, after(2));
   }
 
   void log(const std::string& what) {
@@ -303,6 +304,7 @@ class Session {
   }
   bool spec_set() const { return have_spec_; }
 
+  net::Channel& ch_;
   int control_;
   SessionContext ctx_;
   const ServerConfig& cfg_;
@@ -316,7 +318,40 @@ class Session {
 }  // namespace
 
 void serve_control_connection(int control, const SessionContext& ctx) {
-  Session(control, ctx).run();
+  net::PlainChannel ch(control);
+  if (ctx.config->tls) {
+    // Its messages in the clear would defeat the point of TLS.
+    proto::send_message(ch,
+                        proto::ErrorMsg{"refused",
+                                        "this server takes flowperf clients over TLS only: run the "
+                                        "client with --tls-ca FILE (the CA of the server's "
+                                        "certificate)"},
+                        after(2));
+    if (ctx.config->log)
+      std::fprintf(ctx.config->log,
+                   "flowperf server: %s: refused a flowperf client without TLS (--tls-cert)\n",
+                   net::peer_address(control).to_string().c_str());
+    if (ctx.config->log) std::fflush(ctx.config->log);
+    return;
+  }
+  Session(ch, ctx).run();
+}
+
+void serve_tls_control_connection(int control, const SessionContext& ctx) {
+  const std::string peer = net::peer_address(control).to_string();
+  auto say = [&](const std::string& what) {
+    if (!ctx.config->log) return;
+    std::fprintf(ctx.config->log, "flowperf server: %s: %s\n", peer.c_str(), what.c_str());
+    std::fflush(ctx.config->log);
+  };
+  if (!ctx.config->tls) return say("a TLS client, and this server has no --tls-cert: closed");
+  std::unique_ptr<net::TlsChannel> ch;
+  try {
+    ch = net::TlsChannel::accept(control, *ctx.config->tls, first_message_deadline(ctx));
+  } catch (const Error& e) {
+    return say(e.what());
+  }
+  Session(*ch, ctx).run();
 }
 
 }  // namespace flowperf::session

@@ -40,8 +40,9 @@ std::chrono::steady_clock::time_point first_message_deadline(const SessionContex
 // control stays open (and owned by the caller) when these return. The
 // server hands each new connection to one of them by its first bytes
 // (session/dispatch.h).
-// flowperf's own protocol.
+// flowperf's own protocol, in the clear and over TLS.
 void serve_control_connection(int control, const SessionContext& ctx);
+void serve_tls_control_connection(int control, const SessionContext& ctx);
 // netperf's protocol (session/netperf_session.cc).
 void serve_netperf_connection(int control, const SessionContext& ctx);
 // qperf's protocol (session/qperf_session.cc).

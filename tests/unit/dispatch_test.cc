@@ -36,6 +36,18 @@ TEST(Dispatch, FlowperfFramesGoToFlowperfOnceWhole) {
   EXPECT_EQ(row_for(other), "(needs more)");
 }
 
+TEST(Dispatch, TlsClientHellosGoToFlowperfOverTls) {
+  // A TLS record header: handshake (22), TLS 1.x (03 01), 300 bytes of it.
+  std::vector<uint8_t> hello = {0x16, 0x03, 0x01, 0x01, 0x2c};
+  hello.resize(5 + 300, 0x01);
+  EXPECT_EQ(row_for(hello), "flowperf over TLS");
+  EXPECT_EQ(row_for(std::span<const uint8_t>(hello.data(), 100)), "(needs more)");
+  // A record longer than is looked at is claimed from what is.
+  std::vector<uint8_t> big = {0x16, 0x03, 0x03, 0x40, 0x00};
+  big.resize(kPeekBytes, 0);
+  EXPECT_EQ(row_for(big), "flowperf over TLS");
+}
+
 TEST(Dispatch, OneByteIsNotEnoughToTell) {
   const uint8_t f[] = {'F'};
   EXPECT_EQ(row_for(f), "(needs more)");

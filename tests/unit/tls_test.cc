@@ -1,0 +1,212 @@
+// TLS on flowperf's control connection, against an in-process server with
+// a certificate made for the test (openssl's command line, a CA and a
+// server certificate for 127.0.0.1): a test runs over TLS and a recording
+// relay between the two ends sees no plaintext message go by (and does see
+// them without TLS); a plain client, an untrusted CA, a name the
+// certificate does not hold, and TLS to a server without it each fail with
+// their own message; keys and TLS work together.
+#include "net/tls.h"
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/error.h"
+#include "e2e/temp_dir.h"
+#include "net/socket.h"
+#include "session/controller.h"
+#include "session/server.h"
+
+namespace flowperf::session {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+using testing::TempDir;
+
+// A CA, a server certificate it signed for 127.0.0.1, and a second CA.
+struct Certificates {
+  TempDir dir{"flowperf-tls"};
+  bool ok = false;
+  Certificates() {
+    const std::string d = dir.path().string();
+    const std::string script =
+        "cd " + d +
+        " && openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 "
+        "-subj '/CN=flowperf test CA' "
+        "&& openssl req -newkey rsa:2048 -nodes -keyout server.key -out server.csr "
+        "-subj '/CN=127.0.0.1' "
+        "&& printf 'subjectAltName=IP:127.0.0.1\\n' > ext "
+        "&& openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial "
+        "-out server.pem -days 2 -extfile ext "
+        "&& openssl req -x509 -newkey rsa:2048 -nodes -keyout other.key -out other.pem -days 2 "
+        "-subj '/CN=another CA' ) > /dev/null 2>&1";
+    ok = std::system(("( " + script).c_str()) == 0;
+  }
+  std::string operator/(const std::string& f) const { return dir / f; }
+};
+
+// Relays one connection to `to`, keeping what the client sent.
+class Relay {
+ public:
+  explicit Relay(uint16_t to) {
+    auto a = net::resolve("127.0.0.1", 0, IpFamily::kV4, SOCK_STREAM).front();
+    listener_ = net::bind_socket(a, SOCK_STREAM);
+    port_ = net::local_address(listener_.get()).port();
+    thread_ = std::thread([this, to] { run(to); });
+  }
+  ~Relay() { thread_.join(); }
+  uint16_t port() const { return port_; }
+  std::string sent() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return sent_;
+  }
+
+ private:
+  void run(uint16_t to) {
+    net::Fd in(::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    auto a = net::resolve("127.0.0.1", to, IpFamily::kV4, SOCK_STREAM).front();
+    int err = 0;
+    net::Fd out = net::connect_tcp(a, Clock::now() + 2s, &err);
+    if (!in || !out) return;
+    char buf[65536];
+    for (;;) {
+      pollfd p[2] = {{in.get(), POLLIN, 0}, {out.get(), POLLIN, 0}};
+      if (::poll(p, 2, 10000) <= 0) return;
+      for (int i = 0; i < 2; ++i) {
+        if (!p[i].revents) continue;
+        const ssize_t n = ::recv(p[i].fd, buf, sizeof buf, 0);
+        if (n <= 0) return;
+        if (i == 0) {
+          std::lock_guard<std::mutex> lock(mu_);
+          sent_.append(buf, static_cast<size_t>(n));
+        }
+        if (::send(i == 0 ? out.get() : in.get(), buf, static_cast<size_t>(n), MSG_NOSIGNAL) != n)
+          return;
+      }
+    }
+  }
+  net::Fd listener_;
+  uint16_t port_ = 0;
+  std::thread thread_;
+  std::mutex mu_;
+  std::string sent_;
+};
+
+class Tls : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_TRUE(certs_.ok) << "openssl could not make the certificates"; }
+  void start(bool tls, std::map<std::string, std::string> keys = {}) {
+    ServerConfig c;
+    c.bind_host = "127.0.0.1";
+    c.port = 0;
+    c.log = nullptr;
+    c.control_timeout_s = 2;
+    if (tls) c.tls = net::TlsContext::server(certs_ / "server.pem", certs_ / "server.key");
+    c.keys = std::move(keys);
+    server_ = std::make_unique<Server>(c);
+    server_->bind();
+    server_->start_background();
+  }
+  void TearDown() override {
+    if (server_) server_->stop();
+  }
+  ClientOptions options(const std::string& ca, const std::string& host = "127.0.0.1") {
+    ClientOptions o;
+    o.host = host;
+    o.port = server_->port();
+    if (!ca.empty()) o.tls = net::TlsContext::client(certs_ / ca);
+    return o;
+  }
+  static spec::TestSpec rr() {
+    spec::TestSpec s;
+    s.test = spec::TestKind::kTcpRr;
+    s.duration_s = 0.2;
+    return s;
+  }
+  std::string error_of(const ClientOptions& o) {
+    try {
+      run_test(rr(), o);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "(the test ran)";
+  }
+  Certificates certs_;
+  std::unique_ptr<Server> server_;
+};
+
+TEST_F(Tls, ATestRunsOverTlsAndNoMessageCrossesInTheClear) {
+  start(true);
+  ClientOptions o = options("ca.pem");
+  Relay relay(server_->port());
+  o.port = relay.port();
+  TestResult r = run_test(rr(), o);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_GT(r.local_side.total().transactions, 0u);
+  const std::string wire = relay.sent();
+  ASSERT_GT(wire.size(), 100u);
+  EXPECT_EQ(static_cast<uint8_t>(wire[0]), 0x16) << "not a TLS handshake record";
+  for (const char* plain : {"FP", "\"setup\"", "\"hello\"", "TCP_RR", "flowperf"})
+    EXPECT_EQ(wire.find(plain), std::string::npos) << plain << " went by in the clear";
+}
+
+TEST_F(Tls, WithoutTlsTheSameRelaySeesTheMessages) {
+  start(false);
+  ClientOptions o = options("");
+  Relay relay(server_->port());
+  o.port = relay.port();
+  TestResult r = run_test(rr(), o);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_NE(relay.sent().find("\"setup\""), std::string::npos);  // the relay does see plaintext
+}
+
+TEST_F(Tls, EachWayOfGettingItWrongHasItsMessage) {
+  start(true);
+  std::string e = error_of(options(""));
+  EXPECT_NE(e.find("takes flowperf clients over TLS only: run the client with --tls-ca FILE"),
+            std::string::npos)
+      << e;
+  e = error_of(options("other.pem"));
+  EXPECT_NE(e.find("the server's TLS certificate is not trusted: "), std::string::npos) << e;
+  EXPECT_NE(e.find("check --tls-ca"), std::string::npos) << e;
+  e = error_of(options("ca.pem", "localhost"));  // the certificate names 127.0.0.1 only
+  EXPECT_NE(e.find("hostname mismatch"), std::string::npos) << e;
+  server_->stop();
+  start(false);
+  e = error_of(options("ca.pem"));
+  EXPECT_NE(e.find("TLS handshake failed: the server closed the connection — is it a flowperf "
+                   "server started with --tls-cert?"),
+            std::string::npos)
+      << e;
+  // Files that are not what they should be.
+  try {
+    net::TlsContext::server(certs_ / "server.pem", certs_ / "other.key");
+    ADD_FAILURE() << "a key that is not the certificate's was taken";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("is not the key of the certificate"), std::string::npos)
+        << err.what();
+  }
+  EXPECT_THROW(net::TlsContext::client(certs_ / "server.key"), Error);
+  EXPECT_THROW(net::TlsContext::server(certs_ / "absent.pem", certs_ / "server.key"), Error);
+}
+
+TEST_F(Tls, KeysAndTlsTogether) {
+  start(true, {{"alice", "alice-secret-0123456789"}});
+  ClientOptions o = options("ca.pem");
+  o.key = auth::Key{"alice", "alice-secret-0123456789"};
+  TestResult r = run_test(rr(), o);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_GT(r.local_side.total().transactions, 0u);
+  o.key = auth::Key{"alice", "wrong-secret-0123456789"};
+  EXPECT_NE(error_of(o).find("authentication failed for key 'alice'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace flowperf::session
