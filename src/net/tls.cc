@@ -85,14 +85,21 @@ std::shared_ptr<TlsContext> TlsContext::client(const std::string& ca_file) {
 
 TlsContext::~TlsContext() { SSL_CTX_free(ctx_); }
 
-std::unique_ptr<TlsChannel> TlsChannel::accept(int fd, const TlsContext& ctx,
-                                               Clock::time_point deadline) {
+std::unique_ptr<TlsChannel> TlsChannel::open(int fd, const TlsContext& ctx) {
   ERR_clear_error();
   SSL* ssl = SSL_new(ctx.get());
   if (!ssl) throw runtime_error("cannot start TLS: " + openssl_error());
   std::unique_ptr<TlsChannel> ch(new TlsChannel(fd, ssl));
+  // OpenSSL's calls then return at once, and the deadlines are kept by poll().
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   SSL_set_fd(ssl, fd);
+  return ch;
+}
+
+std::unique_ptr<TlsChannel> TlsChannel::accept(int fd, const TlsContext& ctx,
+                                               Clock::time_point deadline) {
+  std::unique_ptr<TlsChannel> ch = open(fd, ctx);
+  SSL* ssl = ch->ssl_;
   for (;;) {
     const int r = SSL_accept(ssl);
     if (r == 1) return ch;
@@ -108,12 +115,8 @@ std::unique_ptr<TlsChannel> TlsChannel::accept(int fd, const TlsContext& ctx,
 std::unique_ptr<TlsChannel> TlsChannel::connect(int fd, const TlsContext& ctx,
                                                 const std::string& host,
                                                 Clock::time_point deadline) {
-  ERR_clear_error();
-  SSL* ssl = SSL_new(ctx.get());
-  if (!ssl) throw runtime_error("cannot start TLS: " + openssl_error());
-  std::unique_ptr<TlsChannel> ch(new TlsChannel(fd, ssl));
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
-  SSL_set_fd(ssl, fd);
+  std::unique_ptr<TlsChannel> ch = open(fd, ctx);
+  SSL* ssl = ch->ssl_;
   // The certificate must name the host the user gave: an address, or a name.
   in6_addr any;
   const bool literal = ::inet_pton(AF_INET, host.c_str(), &any) == 1 ||

@@ -57,6 +57,8 @@ class TlsChannel final : public Channel {
 
  private:
   TlsChannel(int fd, SSL* ssl) : fd_(fd), ssl_(ssl) {}
+  // A channel on fd, before its handshake.
+  static std::unique_ptr<TlsChannel> open(int fd, const TlsContext& ctx);
   // Waits for what OpenSSL asked for (after `ret` from a call); false when
   // the deadline passed or the call failed for good.
   bool wait_for(int ret, Clock::time_point deadline, bool* closed);
