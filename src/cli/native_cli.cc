@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "auth/iperf3_rsa.h"
+#include "auth/iperf3_users.h"
 #include "auth/keys.h"
 #include "cli/daemon.h"
 #include "cli/signals.h"
@@ -618,7 +620,27 @@ struct ServerArgs {
   double control_timeout = 10;
   uint16_t iperf3_port = 0;  // also listen here (iperf3's clients use 5201); 0: no
   std::string keys;          // --keys FILE
+  // iperf3's RSA authentication for iperf3 clients (iperf3 -s's options).
+  std::string iperf3_private_key, iperf3_users;
+  int iperf3_skew = auth::kIperf3DefaultSkewSeconds;
 };
+
+// --iperf3-rsa-private-key and --iperf3-authorized-users: both or neither;
+// the key and the file are read now, so mistakes show at start-up.
+std::optional<session::Iperf3Auth> iperf3_auth(const ServerArgs& a) {
+  if (a.iperf3_private_key.empty() && a.iperf3_users.empty()) return std::nullopt;
+  if (a.iperf3_private_key.empty() || a.iperf3_users.empty())
+    throw usage_error(
+        "iperf3 authentication needs both --iperf3-rsa-private-key and "
+        "--iperf3-authorized-users");
+  session::Iperf3Auth out;
+  out.private_key = std::make_shared<const auth::RsaKey>(
+      auth::load_rsa_private_key(a.iperf3_private_key, "--iperf3-rsa-private-key"));
+  auth::load_iperf3_users(a.iperf3_users, "--iperf3-authorized-users");
+  out.users_path = a.iperf3_users;
+  out.skew_threshold_s = a.iperf3_skew;
+  return out;
+}
 
 int run_server(const ServerArgs& a) {
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
@@ -630,6 +652,7 @@ int run_server(const ServerArgs& a) {
   c.max_duration_s = a.max_duration;
   c.control_timeout_s = a.control_timeout;
   if (!a.keys.empty()) c.keys = auth::load_server_keys(a.keys);
+  c.iperf3.auth = iperf3_auth(a);
   c.log = a.quiet ? nullptr : stdout;
   if (a.daemon) {
     // Detach: the parent returns once the child has its own session.
@@ -655,6 +678,9 @@ int run_server(const ServerArgs& a) {
                  c.keys.empty()
                      ? ""
                      : fmt::format("; clients authenticate ({} keys)", c.keys.size()).c_str());
+    if (c.iperf3.auth)
+      std::fprintf(c.log, "flowperf server: iperf3 clients authenticate (RSA token, users in %s)\n",
+                   c.iperf3.auth->users_path.c_str());
     if (also)
       std::fprintf(c.log, "flowperf server: iperf3 clients also on %s\n",
                    also->address().to_string().c_str());
@@ -902,6 +928,18 @@ int native_main(int argc, char** argv) {
   server->add_option("--keys", sa.keys,
                      "clients must authenticate with a key from this file (`NAME SECRET` per "
                      "line, readable only by its owner); other protocols' clients are refused");
+  server->add_option("--iperf3-rsa-private-key", sa.iperf3_private_key,
+                     "iperf3 clients must send a token (iperf3 --username) made with this "
+                     "key's public half (PEM), for a user in --iperf3-authorized-users");
+  server->add_option("--iperf3-authorized-users", sa.iperf3_users,
+                     "iperf3's users file: `USERNAME,SHA256HEX` lines, the hash of "
+                     "\"{USERNAME}PASSWORD\"");
+  server
+      ->add_option("--iperf3-time-skew-threshold", sa.iperf3_skew,
+                   "largest difference between an iperf3 token's time and this server's clock, "
+                   "seconds")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 86400 * 365));
   server
       ->add_option("--iperf3-port", sa.iperf3_port,
                    "also listen on this port (iperf3 clients use 5201); every protocol is "

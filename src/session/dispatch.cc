@@ -118,7 +118,11 @@ void dispatch_control_connection(int control, const SessionContext& ctx) {
     // Readable with nothing new: the rest of the bytes a row needs are on their way.
     if (!row) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  if (!ctx.config->keys.empty() && row->serve != serve_control_connection) {
+  // iperf3's clients authenticate in their own way when the server has
+  // iperf3's RSA authentication set up (ServerConfig::iperf3.auth).
+  const bool authenticates = row->serve == serve_control_connection ||
+                             (row->serve == serve_iperf3_connection && ctx.config->iperf3.auth);
+  if (!ctx.config->keys.empty() && !authenticates) {
     // netperf's, qperf's and iperf3's clients have no way to show a
     // flowperf key; a server that asks for keys serves none of them.
     if (ctx.config->log)
