@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "auth/iperf3_rsa.h"
@@ -65,7 +66,9 @@ class Iperf3Auth : public ::testing::TestWithParam<Side> {
     return {"--rsa-private-key-path", file("private.pem"), "--authorized-users-path",
             file("users.csv")};
   }
-  // A client run with IPERF3_PASSWORD set (or unset: nullptr).
+  // A client run with IPERF3_PASSWORD set (or unset: nullptr). A real 3.12
+  // server closes its listening socket between tests for a moment: a
+  // connection refused then is tried again.
   static Outcome client(Side side, uint16_t port, const char* password,
                         std::vector<std::string> args) {
     std::vector<std::string> argv = {"/usr/bin/env"};
@@ -75,7 +78,13 @@ class Iperf3Auth : public ::testing::TestWithParam<Side> {
       argv.insert(argv.end(), {"-u", "IPERF3_PASSWORD"});
     argv.insert(argv.end(), {binary(side), "-c", "127.0.0.1", "-p", std::to_string(port)});
     argv.insert(argv.end(), args.begin(), args.end());
-    return Process(argv).wait(60s);
+    Outcome o;
+    for (int attempt = 0; attempt < 50; ++attempt) {
+      o = Process(argv).wait(60s);
+      if (o.err.find("unable to connect to server: Connection refused") == std::string::npos) break;
+      std::this_thread::sleep_for(100ms);
+    }
+    return o;
   }
   // --username and --rsa-public-key-path, then the rest.
   static std::vector<std::string> as(const std::string& user, std::vector<std::string> rest = {}) {
@@ -111,38 +120,51 @@ bool server_said(Iperf3Server& s, const std::string& what) {
 
 // A raw iperf3 client: cookie, parameters with this token, then every byte
 // the server sends until it closes (or 10 s pass), or only its first answer.
+// A real 3.12 server is between tests for a moment after each (it may
+// refuse the connection or answer busy then): tried again.
 std::string raw_answer(uint16_t port, const std::string& token, bool first_only = false) {
-  net::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return "no connect";
-  const std::string cookie = proto::iperf3::make_cookie();
-  ::send(fd.get(), cookie.data(), cookie.size(), MSG_NOSIGNAL);
-  std::string got;
-  auto read_some = [&](int ms) {
-    pollfd p{fd.get(), POLLIN, 0};
-    if (::poll(&p, 1, ms) <= 0) return false;
-    char buf[256];
-    const ssize_t n = ::recv(fd.get(), buf, sizeof buf, 0);
-    if (n <= 0) return false;
-    got.append(buf, static_cast<size_t>(n));
-    return true;
-  };
-  if (!read_some(10000) || got != std::string(1, '\x09')) return "no PARAM_EXCHANGE: " + got;
-  got.clear();
-  proto::iperf3::Params p;
-  p.time = 1;
-  p.len = 131072;
-  p.authtoken = token;
-  const std::string json = proto::iperf3::encode_params(p);
-  const auto len = proto::iperf3::length_prefix(static_cast<uint32_t>(json.size()));
-  ::send(fd.get(), len.data(), len.size(), MSG_NOSIGNAL);
-  ::send(fd.get(), json.data(), json.size(), MSG_NOSIGNAL);
-  while (read_some(10000) && !first_only) {
+  std::string failure;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    if (attempt > 0) std::this_thread::sleep_for(100ms);
+    net::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+      failure = "no connection";
+      continue;
+    }
+    const std::string cookie = proto::iperf3::make_cookie();
+    ::send(fd.get(), cookie.data(), cookie.size(), MSG_NOSIGNAL);
+    std::string got;
+    auto read_some = [&](int ms) {
+      pollfd p{fd.get(), POLLIN, 0};
+      if (::poll(&p, 1, ms) <= 0) return false;
+      char buf[256];
+      const ssize_t n = ::recv(fd.get(), buf, sizeof buf, 0);
+      if (n <= 0) return false;
+      got.append(buf, static_cast<size_t>(n));
+      return true;
+    };
+    if (!read_some(10000) || got != std::string(1, '\x09')) {
+      failure = "no PARAM_EXCHANGE, but " + std::to_string(got.size()) + " bytes";
+      continue;
+    }
+    got.clear();
+    proto::iperf3::Params p;
+    p.time = 1;
+    p.len = 131072;
+    p.authtoken = token;
+    const std::string json = proto::iperf3::encode_params(p);
+    const auto len = proto::iperf3::length_prefix(static_cast<uint32_t>(json.size()));
+    ::send(fd.get(), len.data(), len.size(), MSG_NOSIGNAL);
+    ::send(fd.get(), json.data(), json.size(), MSG_NOSIGNAL);
+    while (read_some(10000) && !first_only) {
+    }
+    return got;
   }
-  return got;
+  return failure;
 }
 
 const std::string kRefusal("\xfe\x00\x00\x00\x8e", 5);  // SERVER_ERROR, 142, no errno
@@ -175,7 +197,7 @@ TEST_P(Iperf3Auth, RealClientRefusedForWrongPasswordUnknownUserOrNoToken) {
   EXPECT_EQ(wrong.out.find("receiver"), std::string::npos) << wrong.out;
   const Outcome luigi = client(Side::kReal, srv.port, "rossi", as("luigi", {"-t", "1"}));
   EXPECT_TRUE(refused(luigi)) << luigi.exit_code << luigi.err;
-  const Outcome none = run_client(Side::kReal, srv.port, {"-t", "1"});
+  const Outcome none = client(Side::kReal, srv.port, nullptr, {"-t", "1"});
   EXPECT_TRUE(refused(none)) << none.exit_code << none.err;
   if (GetParam() == Side::kFlowperf) {
     // Each refusal is told with the name the token gave, or its absence.
@@ -207,8 +229,7 @@ TEST_P(Iperf3Auth, RefusalOnTheWireIsServerError142WithoutErrno) {
   // A good token, made by flowperf, is taken: the server goes on to
   // CREATE_STREAMS (10) and waits for the streams.
   const std::string good = raw_answer(srv.port, token("rossi", 0), /*first_only=*/true);
-  ASSERT_FALSE(good.empty());
-  EXPECT_EQ(good[0], '\x0a') << good.size();
+  EXPECT_EQ(good, std::string(1, '\x0a'));
 }
 
 TEST_P(Iperf3Auth, OneOffServerIsNotEndedByARefusal) {
@@ -339,7 +360,7 @@ TEST_F(Iperf3AuthFlowperfServer, AuthenticatesIperf3Clients) {
   ASSERT_EQ(good.exit_code, 0) << good.out << good.err;
   EXPECT_GT(received_bytes(good), 0);
   EXPECT_TRUE(refused(client(Side::kReal, p, "wrong", as("mario", {"-t", "1"}))));
-  EXPECT_TRUE(refused(run_client(Side::kReal, p, {"-t", "1"})));
+  EXPECT_TRUE(refused(client(Side::kReal, p, nullptr, {"-t", "1"})));
 }
 
 std::string side_name(const ::testing::TestParamInfo<Side>& p) { return name(p.param); }
