@@ -376,6 +376,9 @@ class Parser {
   // 3.12's flags: options only a server or only a client may be given.
   bool server_flag_ = false, client_flag_ = false;
   bool duration_flag_ = false, rcv_timeout_flag_ = false;
+  // The authentication options given (an empty value counts, as in 3.12).
+  bool private_key_given_ = false, users_given_ = false, username_given_ = false,
+       public_key_given_ = false, skew_flag_ = false;
   long long length_ = 0;
   std::string refused_;  // the first refused option's reason
 };
@@ -408,8 +411,6 @@ std::optional<Iperf3Parse> Parser::apply(const Option& o, const std::optional<st
     return static_cast<uint64_t>(*d);
   };
   const std::string port_msg = "port number must be between 1 and 65535 inclusive";
-  const std::string auth_why =
-      shown + ": authentication is not implemented in flowperf's iperf3 personality";
 
   switch (o.id) {
     case Id::kPort: {
@@ -557,11 +558,28 @@ std::optional<Iperf3Parse> Parser::apply(const Option& o, const std::optional<st
       break;
     }
     case Id::kRsaPrivateKey:
+      a_.rsa_private_key_path = v;
+      private_key_given_ = true;
+      break;
     case Id::kAuthorizedUsers:
-    case Id::kTimeSkew:
+      a_.authorized_users_path = v;
+      users_given_ = true;
+      break;
+    case Id::kTimeSkew: {
+      // 3.12 reads it with atoi and takes only a positive number.
+      auto n = parse_int(v);
+      if (!n || *n <= 0) return parameter_error("skew threshold must be a positive number");
+      a_.time_skew_threshold_s = static_cast<int>(std::min<long long>(*n, INT_MAX));
+      skew_flag_ = true;
+      break;
+    }
     case Id::kUsername:
+      a_.username = v;
+      username_given_ = true;
+      break;
     case Id::kRsaPublicKey:
-      refuse(auth_why);
+      a_.rsa_public_key_path = v;
+      public_key_given_ = true;
       break;
     case Id::kMaxTests: {
       auto r = whole("a number of tests, 1 or more", 1, UINT32_MAX,
@@ -803,8 +821,24 @@ std::optional<Iperf3Parse> Parser::finish() {
     return parameter_error("some option you are trying to set is server only");
   if (role_server_ && client_flag_)
     return parameter_error("some option you are trying to set is client only");
+  // Authentication: each end's two paths go together, and neither end takes
+  // the other's.
+  const bool private_key = private_key_given_, users = users_given_, username = username_given_,
+             public_key = public_key_given_;
+  if (role_server_ && (username || public_key))
+    return parameter_error("some option you are trying to set is client only");
+  if (role_client_ && username != public_key)
+    return parameter_error(
+        "you must specify a username, password, and path to a valid RSA public key");
+  if (role_client_ && (private_key || users || skew_flag_))
+    return parameter_error("some option you are trying to set is server only");
   if (role_client_ && rcv_timeout_flag_ && !a_.reverse && !a_.bidir)
     return parameter_error("client receive timeout is valid only in receiving mode");
+  if (role_server_ && private_key != users)
+    return parameter_error(
+        "you must specify a path to a valid RSA private key and a user credential file");
+  a_.client_auth = role_client_ && username;
+  a_.server_auth = role_server_ && private_key;
   if (length_ > static_cast<long long>(kMaxBlockSize))
     return parameter_error("block size too large (maximum = 1048576 bytes)");
   if (a_.udp && length_ > 0 &&

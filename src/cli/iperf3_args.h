@@ -45,6 +45,9 @@ struct Iperf3Args {
   // one-at-a-time behaviour ("the server is busy") with --one-at-a-time.
   uint32_t max_tests = 100;
   bool one_at_a_time = false;
+  std::string rsa_private_key_path;   // --rsa-private-key-path
+  std::string authorized_users_path;  // --authorized-users-path
+  int time_skew_threshold_s = 10;     // --time-skew-threshold
 
   // Client
   std::string host;             // -c
@@ -77,6 +80,11 @@ struct Iperf3Args {
   bool udp_counters_64bit = false;  // --udp-counters-64bit
   bool repeating_payload = false;   // --repeating-payload
   bool dont_fragment = false;       // --dont-fragment
+  std::string username;             // --username (with --rsa-public-key-path)
+  std::string rsa_public_key_path;  // --rsa-public-key-path
+  // Both auth paths of one end given: the client sends a token, the server
+  // asks for one (the files are read by the front end, not the parser).
+  bool client_auth = false, server_auth = false;
 };
 
 // What parsing decided. With `args`, run; without, print `out` to stdout

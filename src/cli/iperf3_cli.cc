@@ -14,13 +14,16 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "cli/daemon.h"
 #include "cli/iperf3_args.h"
+#include "cli/iperf3_credentials.h"
 #include "cli/personalities.h"
 #include "cli/signals.h"
 #include "core/error.h"
@@ -216,7 +219,7 @@ void pin_process(int cpu) {
     throw runtime_error("unable to set CPU affinity: " + std::string(std::strerror(errno)));
 }
 
-int run_client(const Iperf3Args& a, Sink& sink) {
+int run_client(const Iperf3Args& a, Sink& sink, std::function<std::string()> authtoken) {
   if (a.flowlabel) {
     // Refused rather than sent unset: the label would be missing from the wire.
     sink.error(
@@ -236,6 +239,7 @@ int run_client(const Iperf3Args& a, Sink& sink) {
   o.interval_s = a.interval_s;
   o.fq_rate = a.fq_rate;
   o.rcv_timeout_s = a.rcv_timeout_ms / 1000.0;
+  o.authtoken = std::move(authtoken);
   if (a.debug > 0) o.debug = [&sink](const std::string& m) { sink.error("iperf3 debug: " + m); };
   o.interrupt = install_interrupt_handler();
   const rp::Format f{a.format};
@@ -328,7 +332,7 @@ int run_client(const Iperf3Args& a, Sink& sink) {
   return 0;
 }
 
-int run_server(const Iperf3Args& a, Sink& sink) {
+int run_server(const Iperf3Args& a, Sink& sink, std::optional<session::Iperf3Auth> auth) {
   if (a.json_stream) {
     sink.error(
         "iperf3: parameter error - --json-stream is implemented for the client only; use -J on "
@@ -346,6 +350,7 @@ int run_server(const Iperf3Args& a, Sink& sink) {
   config.iperf3.format = a.format;
   config.iperf3.interval_s = a.interval_s;
   config.iperf3.forceflush = a.forceflush;
+  config.iperf3.auth = std::move(auth);
   if (a.json)
     config.iperf3.print = [&sink](const std::string& t) { sink.raw(t); };
   else
@@ -362,8 +367,9 @@ int run_server(const Iperf3Args& a, Sink& sink) {
       sink.text(std::string(kRule) + "Server listening on " + port_text + " (test #" +
                 std::to_string(++tests) + ")\n" + kRule);
   };
-  config.iperf3.on_test_end = [&](bool) {
-    if (a.one_off)
+  config.iperf3.on_test_end = [&](session::Iperf3TestEnd end) {
+    // 3.12: a test refused for its token does not count for -1.
+    if (a.one_off && end != session::Iperf3TestEnd::kUnauthorized)
       serving->request_stop();
     else
       banner();
@@ -435,9 +441,21 @@ int iperf3_main(int argc, char** argv) {
   std::fflush(nullptr);
   if (!parsed.args) return parsed.exit_code;
   const Iperf3Args& a = *parsed.args;
+  // Authentication's password and files, read before anything else runs.
+  std::function<std::string()> authtoken;
+  std::optional<session::Iperf3Auth> auth;
+  try {
+    if (a.client_auth) authtoken = iperf3_client_token(a);
+    if (a.server_auth) auth = iperf3_server_auth(a);
+  } catch (const Iperf3SetupFailure& f) {
+    std::fputs(f.err.c_str(), stderr);
+    std::fputs(f.out.c_str(), stdout);
+    return 1;
+  }
   try {
     Sink sink(a);
-    return a.mode == Iperf3Args::Mode::kServer ? run_server(a, sink) : run_client(a, sink);
+    return a.mode == Iperf3Args::Mode::kServer ? run_server(a, sink, std::move(auth))
+                                               : run_client(a, sink, std::move(authtoken));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "iperf3: error - %s\n", e.what());
     return 1;

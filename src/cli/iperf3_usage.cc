@@ -48,9 +48,11 @@ Server specific:
   --max-tests #             flowperf's: tests served at the same time (default 100)
   --one-at-a-time           flowperf's: serve one test at a time and turn other
                             clients away as busy, as iperf3 does
-  --rsa-private-key-path    (not supported here: no authentication)
-  --authorized-users-path   (not supported here: no authentication)
-  --time-skew-threshold     (not supported here: no authentication)
+  --rsa-private-key-path    the RSA private key (PEM) that opens clients' tokens
+  --authorized-users-path   the users file: USERNAME,HASH lines, HASH the hex
+                            SHA-256 of "{USERNAME}PASSWORD"
+  --time-skew-threshold     seconds a token's time may differ from this
+                            server's clock (default 10)
 Client specific:
   -c, --client <host>[%<dev>] be a client of the server at <host>
                               (the %<dev> form is not supported here)
@@ -93,8 +95,9 @@ Client specific:
   --udp-counters-64bit      64-bit sequence numbers in UDP datagrams
   --repeating-payload       send a repeating pattern instead of random bytes
   --dont-fragment           set IPv4's Don't Fragment bit
-  --username                (not supported here: no authentication)
-  --rsa-public-key-path     (not supported here: no authentication)
+  --username                the name to authenticate as; the password comes
+                            from IPERF3_PASSWORD, else it is asked for
+  --rsa-public-key-path     the server's RSA public key (PEM) for the token
 
 [KMG]: the number may end in K, M, G or T (kilo, mega, giga, tera): powers of
 1024 for sizes, of 1000 for rates.

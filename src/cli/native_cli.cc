@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "auth/iperf3_rsa.h"
+#include "auth/iperf3_users.h"
 #include "auth/keys.h"
 #include "cli/daemon.h"
 #include "cli/signals.h"
@@ -632,7 +634,27 @@ struct ServerArgs {
   std::vector<std::string> allow, deny;
   uint32_t max_per_source = 0, max_per_minute = 0, max_streams = 0, max_pending = 256;
   std::string max_rate;
+  // iperf3's RSA authentication for iperf3 clients (iperf3 -s's options).
+  std::string iperf3_private_key, iperf3_users;
+  int iperf3_skew = auth::kIperf3DefaultSkewSeconds;
 };
+
+// --iperf3-rsa-private-key and --iperf3-authorized-users: both or neither;
+// the key and the file are read now, so mistakes show at start-up.
+std::optional<session::Iperf3Auth> iperf3_auth(const ServerArgs& a) {
+  if (a.iperf3_private_key.empty() && a.iperf3_users.empty()) return std::nullopt;
+  if (a.iperf3_private_key.empty() || a.iperf3_users.empty())
+    throw usage_error(
+        "iperf3 authentication needs both --iperf3-rsa-private-key and "
+        "--iperf3-authorized-users");
+  session::Iperf3Auth out;
+  out.private_key = std::make_shared<const auth::RsaKey>(
+      auth::load_rsa_private_key(a.iperf3_private_key, "--iperf3-rsa-private-key"));
+  auth::load_iperf3_users(a.iperf3_users, "--iperf3-authorized-users");
+  out.users_path = a.iperf3_users;
+  out.skew_threshold_s = a.iperf3_skew;
+  return out;
+}
 
 int run_server(const ServerArgs& a) {
   if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
@@ -662,6 +684,7 @@ int run_server(const ServerArgs& a) {
                         (why.empty() ? "give a rate above 0 in bits/s (K, M, G suffixes)" : why));
     c.max_rate_bps = *v;
   }
+  c.iperf3.auth = iperf3_auth(a);
   c.log = a.quiet ? nullptr : stdout;
   if (a.daemon) {
     // Detach: the parent returns once the child has its own session.
@@ -686,6 +709,9 @@ int run_server(const ServerArgs& a) {
     std::fprintf(c.log, "flowperf server %s listening on %s (control protocol %u-%u)%s\n", kVersion,
                  server.address().to_string().c_str(), proto::kOldestProtocolVersion,
                  proto::kProtocolVersion, how.c_str());
+    if (c.iperf3.auth)
+      std::fprintf(c.log, "flowperf server: iperf3 clients authenticate (RSA token, users in %s)\n",
+                   c.iperf3.auth->users_path.c_str());
     if (also)
       std::fprintf(c.log, "flowperf server: iperf3 clients also on %s\n",
                    also->address().to_string().c_str());
@@ -961,6 +987,18 @@ int native_main(int argc, char** argv) {
                    "thread each); beyond it the oldest is closed")
       ->capture_default_str()
       ->check(CLI::Range(1u, 1000000u));
+  server->add_option("--iperf3-rsa-private-key", sa.iperf3_private_key,
+                     "iperf3 clients must send a token (iperf3 --username) made with this "
+                     "key's public half (PEM), for a user in --iperf3-authorized-users");
+  server->add_option("--iperf3-authorized-users", sa.iperf3_users,
+                     "iperf3's users file: `USERNAME,SHA256HEX` lines, the hash of "
+                     "\"{USERNAME}PASSWORD\"");
+  server
+      ->add_option("--iperf3-time-skew-threshold", sa.iperf3_skew,
+                   "largest difference between an iperf3 token's time and this server's clock, "
+                   "seconds")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 86400 * 365));
   server
       ->add_option("--iperf3-port", sa.iperf3_port,
                    "also listen on this port (iperf3 clients use 5201); every protocol is "

@@ -170,6 +170,13 @@ Iperf3ClientRun run_iperf3_client(const Iperf3ClientOptions& o) {
   if (o.on_connecting) o.on_connecting(start);
 
   // 3. Parameters, then CREATE_STREAMS or the server's error.
+  if (o.authtoken) {
+    try {
+      params.authtoken = o.authtoken();
+    } catch (const std::exception& e) {
+      throw Iperf3Error(std::string("unable to send parameters to server: ") + e.what());
+    }
+  }
   try {
     const std::string sent = ip::encode_params(params);
     debug("parameters sent: " + sent);

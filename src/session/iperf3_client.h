@@ -29,6 +29,9 @@ struct Iperf3ClientOptions {
   uint64_t fq_rate = 0;          // --fq-rate bits/s, on this end's sockets
   double rcv_timeout_s = 120;    // --rcv-timeout: a receiving test with no data this long fails
   const std::atomic<bool>* interrupt = nullptr;
+  // --username: makes the parameters' "authtoken" as they are sent (its
+  // time is then); empty: none is sent.
+  std::function<std::string()> authtoken;
   // -d: each step of the control exchange (states, the JSON both ways).
   std::function<void(const std::string&)> debug;
   // The server answered (iperf3 prints "Connecting to host ..." now).

@@ -14,17 +14,37 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "auth/iperf3_rsa.h"
+#include "auth/iperf3_users.h"
 #include "net/fd.h"
 
 namespace flowperf::session {
 
 struct SessionContext;
 
-// How the server shows its iperf3 tests (iperf3 -s's own output).
+// iperf3's RSA authentication (iperf3 -s --rsa-private-key-path KEY
+// --authorized-users-path FILE [--time-skew-threshold N]): every iperf3 test
+// must carry a token from a user in the file, or it is refused as 3.12
+// refuses it (SERVER_ERROR 142, no errno, then the connection closes).
+struct Iperf3Auth {
+  std::shared_ptr<const auth::RsaKey> private_key;
+  std::string users_path;  // read again for each test, as 3.12 does
+  int skew_threshold_s = auth::kIperf3DefaultSkewSeconds;
+};
+
+// How a test ended, for the server's front end: iperf3 -s prints its banner
+// again after each, and -1 stops after the first that is not kUnauthorized
+// (3.12: "Authentication failure doesn't count for 1-off test").
+enum class Iperf3TestEnd { kCompleted, kFailed, kUnauthorized };
+
+// How the server serves iperf3 tests: iperf3 -s's own output, and
+// authentication.
 struct Iperf3ServerOptions {
   bool json = false;      // -J: each test's report as iperf3's JSON
   char format = 'a';      // -f
@@ -32,8 +52,10 @@ struct Iperf3ServerOptions {
   bool forceflush = false;
   // Where the per-test output goes (stdout for iperf3 -s); empty: nowhere.
   std::function<void(const std::string&)> print;
-  // Called after each iperf3 test, with whether it ran to its end.
-  std::function<void(bool completed)> on_test_end;
+  // Called after each iperf3 test that started, or was refused for its token.
+  std::function<void(Iperf3TestEnd)> on_test_end;
+  // Not set: tokens are ignored (3.12 without authentication does the same).
+  std::optional<Iperf3Auth> auth;
 };
 
 // The server's shared state for iperf3 tests: which cookies wait for data

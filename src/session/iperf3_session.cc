@@ -2,7 +2,8 @@
 // proto/iperf3_wire.h), and the desk that routes data connections to it.
 //
 //   cookie ─┬─ a waiting test's ─► handed to that test (desk.offer)
-//           └─ new ─► slot? (no: 0xFF, busy) ─► 9 ─► parameters ─► 10
+//           └─ new ─► slot? (no: 0xFF, busy) ─► 9 ─► parameters
+//               ─► token? (with authentication; no: 0xFE 142, close) ─► 10
 //               ─► streams (TCP: from the desk; UDP: hello → connect →
 //               reply, one at a time) ─► 1, 2 ─► run until 4 (TEST_END),
 //               12 (the client gave up) or a close ─► close the streams
@@ -126,7 +127,11 @@ class Iperf3Session {
       warn(std::string("error - ") + e.what());
     }
     desk_.close(cookie_);
-    if (started_ && out_.on_test_end) out_.on_test_end(completed);
+    if (!out_.on_test_end) return;
+    if (unauthorized_)
+      out_.on_test_end(Iperf3TestEnd::kUnauthorized);
+    else if (started_)
+      out_.on_test_end(completed ? Iperf3TestEnd::kCompleted : Iperf3TestEnd::kFailed);
   }
 
  private:
@@ -138,6 +143,11 @@ class Iperf3Session {
       log(fmt::format("busy ({} tests running, limit {})", running, cfg_.max_tests));
       return false;
     }
+    if (std::string why = slot_.take_source(ctx_.sources, ctx_.peer); !why.empty()) {
+      send_state(c_, ip::kAccessDenied);  // iperf3's clients can be told no more than busy
+      log("refused: " + why);
+      return false;
+    }
     ::setsockopt(c_, IPPROTO_TCP, TCP_NODELAY, &one_, sizeof one_);
     send_state(c_, ip::kParamExchange);
     ip::Params params;
@@ -147,6 +157,7 @@ class Iperf3Session {
       warn(std::string("error - unable to receive parameters from client: ") + e.what());
       return false;
     }
+    if (out_.auth && !authorized(params.authtoken)) return false;
     if (const std::string why = refuse(params); !why.empty()) {
       send_error(ip::kErrCreateStream, EINVAL);
       warn("error - " + why);
@@ -316,8 +327,53 @@ class Iperf3Session {
                          cfg_.max_duration_s);
     if (p.server_affinity && !spec::cpu_usable(*p.server_affinity))
       return fmt::format("CPU {} is not one this server may run on", *p.server_affinity);
-    if (!p.authtoken.empty()) return "authentication is not supported";
+    if (cfg_.max_streams > 0 && static_cast<uint32_t>(p.parallel) > cfg_.max_streams)
+      return fmt::format("{} parallel streams (this server serves at most {})", p.parallel,
+                         cfg_.max_streams);
+    // iperf3's -b is per stream.
+    const uint64_t total = p.bandwidth * static_cast<uint64_t>(p.parallel);
+    if (cfg_.max_rate_bps > 0 && p.udp && (p.bandwidth == 0 || total > cfg_.max_rate_bps))
+      return fmt::format(
+          "UDP at {} (this server takes at most {} bit/s in all)",
+          p.bandwidth == 0 ? std::string("no rate limit") : fmt::format("{} bit/s in all", total),
+          cfg_.max_rate_bps);
     return {};
+  }
+
+  // iperf3's authentication, checked as soon as the parameters are in (as
+  // 3.12 does). A test without a good token is answered SERVER_ERROR and
+  // code 142 in two writes, with no errno after it, and closed; the users
+  // file is read for each test, so edits count without a restart.
+  bool authorized(const std::string& token) {
+    const Iperf3Auth& a = *out_.auth;
+    const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    std::string why;
+    try {
+      const auto users = auth::load_iperf3_users(a.users_path, "users file");
+      const auth::Iperf3Decision d =
+          auth::authorize_iperf3(token, *a.private_key, users, a.skew_threshold_s, now);
+      if (d.verdict == auth::Iperf3Verdict::kAuthorized) {
+        log(d.describe(now));
+        return true;
+      }
+      why = d.describe(now);
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+    unauthorized_ = true;
+    send_state(c_, ip::kServerError);
+    const auto code = ip::length_prefix(static_cast<uint32_t>(ip::kErrAuth));
+    [[maybe_unused]] auto r = net::sys::write_all(c_, code.data(), code.size(), core::after(5));
+    if (out_.json && out_.print) {
+      rp::StartInfo s;
+      s.version = version_text();
+      s.system_info = system_info();
+      print(rp::json_error(s, "error - test authorization failed"));
+    }
+    warn("error - test authorization failed (" + why + ")");
+    return false;
   }
 
   void send_error(int32_t code, int32_t err) {
@@ -334,6 +390,12 @@ class Iperf3Session {
     if (!plan_.params.udp && plan_.params.bandwidth)
       so.max_pacing_rate = plan_.params.bandwidth / 8;
     if (plan_.params.fqrate) so.max_pacing_rate = plan_.params.fqrate / 8;
+    // --max-rate: the server's own TCP sending, shared by the streams.
+    if (cfg_.max_rate_bps > 0 && !plan_.params.udp) {
+      const uint64_t share = std::max<uint64_t>(
+          cfg_.max_rate_bps / 8 / static_cast<uint64_t>(std::max(plan_.params.parallel, 1)), 1);
+      if (so.max_pacing_rate == 0 || so.max_pacing_rate > share) so.max_pacing_rate = share;
+    }
     so.dont_fragment = plan_.params.dont_fragment;
     return so;
   }
@@ -434,6 +496,7 @@ class Iperf3Session {
   std::vector<int> fds_;
   std::string server_text_;
   bool started_ = false;
+  bool unauthorized_ = false;  // refused for its token
   int one_ = 1;
 };
 

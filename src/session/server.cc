@@ -109,7 +109,10 @@ void Server::admit(Intake::Arrival a) {
     if (std::string why = refusal(config_.access, *a.peer); !why.empty())
       return refuse("refused", why);
   }
-  if (!config_.keys.empty() && !flowperf && !flowperf_tls)
+  // iperf3's clients authenticate in their own way when the server has
+  // iperf3's RSA authentication set up (ServerConfig::iperf3.auth).
+  const bool iperf3_auth = a.row->serve == serve_iperf3_connection && config_.iperf3.auth;
+  if (!config_.keys.empty() && !flowperf && !flowperf_tls && !iperf3_auth)
     return refuse("refused",
                   "this server requires authentication (--keys), which only flowperf's own "
                   "clients can give");

@@ -454,12 +454,6 @@ TEST(Iperf3Args, RefusedOptions) {
   EXPECT_TRUE(Contains(Refusal({"-c", "h", "-X", "a"}), "SCTP"));
   EXPECT_TRUE(Contains(Refusal({"-c", "h", "-F", "f"}), "file"));
   EXPECT_TRUE(Contains(Refusal({"-c", "h", "--file", "f"}), "--file"));
-  for (auto opt : {"--username", "--rsa-public-key-path", "--rsa-private-key-path",
-                   "--authorized-users-path", "--time-skew-threshold"}) {
-    std::string e = Refusal({"-c", "h", opt, "x"});
-    EXPECT_TRUE(Contains(e, "authentication is not implemented")) << e;
-    EXPECT_TRUE(Contains(e, opt)) << e;
-  }
   EXPECT_TRUE(Contains(Refusal({"-c", "h", "-B", "10.0.0.1%eth0"}),
                        "binding to a device with -B host%dev is not supported"));
   EXPECT_TRUE(Contains(Refusal({"-c", "h", "--bind-dev", "eth0"}), "use -B with an address"));
@@ -470,6 +464,47 @@ TEST(Iperf3Args, RefusedOptions) {
   EXPECT_TRUE(Ok({"-c", "h", "--dont-fragment"}).dont_fragment);
   // -L is parsed; refusing it is the front end's business.
   EXPECT_EQ(Ok({"-c", "h", "-6", "-L", "5"}).flowlabel, 5);
+}
+
+// 3.12's rules for the authentication options, its messages word for word
+// (checked against Debian's 3.12). Reading the files is the front end's.
+TEST(Iperf3Args, AuthenticationOptions) {
+  const Iperf3Args c = Ok({"-c", "h", "--username", "mario", "--rsa-public-key-path", "pub.pem"});
+  EXPECT_TRUE(c.client_auth);
+  EXPECT_EQ(c.username, "mario");
+  EXPECT_EQ(c.rsa_public_key_path, "pub.pem");
+  EXPECT_FALSE(Ok({"-c", "h"}).client_auth);
+
+  const Iperf3Args s = Ok({"-s", "--rsa-private-key-path", "k.pem", "--authorized-users-path",
+                           "u.csv", "--time-skew-threshold", "30"});
+  EXPECT_TRUE(s.server_auth);
+  EXPECT_EQ(s.rsa_private_key_path, "k.pem");
+  EXPECT_EQ(s.authorized_users_path, "u.csv");
+  EXPECT_EQ(s.time_skew_threshold_s, 30);
+  EXPECT_EQ(Ok({"-s", "--rsa-private-key-path", "k", "--authorized-users-path", "u"})
+                .time_skew_threshold_s,
+            10);
+  // A threshold without the key and users is taken and unused, as in 3.12.
+  EXPECT_FALSE(Ok({"-s", "--time-skew-threshold", "5"}).server_auth);
+
+  const std::string client_auth =
+      "you must specify a username, password, and path to a valid RSA public key";
+  EXPECT_EQ(ParamError({"-c", "h", "--username", "mario"}), client_auth);
+  EXPECT_EQ(ParamError({"-c", "h", "--rsa-public-key-path", "p"}), client_auth);
+  const std::string server_auth =
+      "you must specify a path to a valid RSA private key and a user credential file";
+  EXPECT_EQ(ParamError({"-s", "--rsa-private-key-path", "k"}), server_auth);
+  EXPECT_EQ(ParamError({"-s", "--authorized-users-path", "u"}), server_auth);
+  for (auto opt : {"--rsa-private-key-path", "--authorized-users-path", "--time-skew-threshold"})
+    EXPECT_EQ(ParamError({"-c", "h", opt, "5"}), "some option you are trying to set is server only")
+        << opt;
+  for (auto opt : {"--username", "--rsa-public-key-path"})
+    EXPECT_EQ(ParamError({"-s", opt, "x"}), "some option you are trying to set is client only")
+        << opt;
+  for (auto bad : {"0", "-3", "abc", ""})
+    EXPECT_EQ(ParamError({"-s", "--time-skew-threshold", bad}),
+              "skew threshold must be a positive number")
+        << bad;
 }
 
 TEST(Iperf3Args, HelpAndVersion) {
