@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "e2e/iperf3_peers.h"
 #include "e2e/process.h"
 #include "e2e/temp_dir.h"
 #include "net/fd.h"
@@ -156,6 +157,34 @@ TEST_F(Auth, BadServerOptionsAreRefusedBeforeListening) {
   EXPECT_EQ(embedded.exit_code, 2);
   EXPECT_NE(embedded.err.find("--key authenticates to a server given with -H"), std::string::npos)
       << embedded.err;
+}
+
+// The real iperf3's client against a server's limits: its streams, and
+// its tests a minute, each refused (iperf3 says the server refused it) while
+// a test within them runs.
+TEST(PublicServer, RealIperf3ClientsMeetTheLimits) {
+  REQUIRE_IPERF3();
+  Process server({kBin, "server", "-p", "0", "-B", "127.0.0.1", "--max-streams", "2",
+                  "--max-tests-per-minute", "2"});
+  const std::string port = announced_port(server);
+  ASSERT_FALSE(port.empty());
+  auto iperf3 = [&](const std::string& streams) {
+    Process p({real_iperf3(), "-c", "127.0.0.1", "-p", port, "-t", "1", "-P", streams});
+    return p.wait(30s);
+  };
+  Outcome three = iperf3("3");
+  EXPECT_NE(three.exit_code, 0) << three.out;
+  Outcome two = iperf3("2");
+  EXPECT_EQ(two.exit_code, 0) << two.out << two.err;
+  EXPECT_NE(two.out.find("receiver"), std::string::npos) << two.out;
+  // The third test this minute (the refused one counted too: it took a slot).
+  Outcome again = iperf3("1");
+  EXPECT_NE(again.exit_code, 0) << again.out;
+  server.signal(SIGTERM);
+  Outcome log = server.wait(10s);
+  EXPECT_NE(log.out.find("3 parallel streams (this server serves at most 2)"), std::string::npos)
+      << log.out;
+  EXPECT_NE(log.out.find("started 2 tests in the last minute"), std::string::npos) << log.out;
 }
 
 // One unauthenticated connection of the storm, by kind.
