@@ -147,8 +147,7 @@ TEST_F(AuthServerTest, NoKeyIsRefusedNamingAuthentication) {
   EXPECT_NE(e.find("accepts only authenticated clients: run the client with --key FILE"),
             std::string::npos)
       << e;
-  EXPECT_NE(server_log().find("refused: no key given (authentication required)"),
-            std::string::npos)
+  EXPECT_NE(server_log().find("refused: no key given (authentication required)"), std::string::npos)
       << server_log();
   expect_still_serving();
 }
@@ -165,8 +164,7 @@ TEST_F(AuthServerTest, WrongSecretUnknownNameAndAnotherNamesKeyAreRefused) {
   };
   for (const Case& c : cases) {
     std::string e = run_error(c.key);
-    EXPECT_NE(e.find("authentication failed for key '" + c.key.name + "'"), std::string::npos)
-        << e;
+    EXPECT_NE(e.find("authentication failed for key '" + c.key.name + "'"), std::string::npos) << e;
     EXPECT_NE(e.find("check the --key file"), std::string::npos) << e;
     EXPECT_NE(server_log().find(c.logged), std::string::npos) << server_log();
   }
