@@ -64,11 +64,13 @@ int64_t unix_now() {
 std::function<std::string()> iperf3_client_token(const Iperf3Args& a) {
   std::optional<std::string> password;
   if (const char* env = std::getenv("IPERF3_PASSWORD")) password = env;
-  if (!password) password = ask_password();
+  const bool terminal = ::isatty(STDIN_FILENO) == 1;
+  if (!password && terminal) password = ask_password();
   if (!password)
     throw parameter_failure(
         "no password for --username " + a.username +
-            ": set IPERF3_PASSWORD, or run iperf3 on a terminal to be asked for it",
+            (terminal ? ": none was typed"
+                      : ": set IPERF3_PASSWORD, or run iperf3 on a terminal to be asked for it"),
         kClientAuth);
   std::shared_ptr<const auth::RsaKey> key;
   try {
