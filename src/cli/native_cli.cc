@@ -21,6 +21,7 @@
 #include "auth/iperf3_users.h"
 #include "auth/keys.h"
 #include "cli/daemon.h"
+#include "cli/server_cli.h"
 #include "cli/signals.h"
 #include "core/error.h"
 #include "core/units.h"
@@ -621,116 +622,6 @@ int run_suite() {
   return rc;
 }
 
-struct ServerArgs {
-  uint16_t port = 12865;
-  std::string bind;
-  bool v4 = false, v6 = false, daemon = false, quiet = false;
-  uint32_t max_tests = 100;
-  double max_duration = 3600;
-  double control_timeout = 10;
-  uint16_t iperf3_port = 0;  // also listen here (iperf3's clients use 5201); 0: no
-  std::string keys;          // --keys FILE
-  std::string tls_cert, tls_key;
-  std::vector<std::string> allow, deny;
-  uint32_t max_per_source = 0, max_per_minute = 0, max_streams = 0, max_pending = 256;
-  std::string max_rate;
-  // iperf3's RSA authentication for iperf3 clients (iperf3 -s's options).
-  std::string iperf3_private_key, iperf3_users;
-  int iperf3_skew = auth::kIperf3DefaultSkewSeconds;
-};
-
-// --iperf3-rsa-private-key and --iperf3-authorized-users: both or neither;
-// the key and the file are read now, so mistakes show at start-up.
-std::optional<session::Iperf3Auth> iperf3_auth(const ServerArgs& a) {
-  if (a.iperf3_private_key.empty() && a.iperf3_users.empty()) return std::nullopt;
-  if (a.iperf3_private_key.empty() || a.iperf3_users.empty())
-    throw usage_error(
-        "iperf3 authentication needs both --iperf3-rsa-private-key and "
-        "--iperf3-authorized-users");
-  session::Iperf3Auth out;
-  out.private_key = std::make_shared<const auth::RsaKey>(
-      auth::load_rsa_private_key(a.iperf3_private_key, "--iperf3-rsa-private-key"));
-  auth::load_iperf3_users(a.iperf3_users, "--iperf3-authorized-users");
-  out.users_path = a.iperf3_users;
-  out.skew_threshold_s = a.iperf3_skew;
-  return out;
-}
-
-int run_server(const ServerArgs& a) {
-  if (a.v4 && a.v6) throw usage_error("-4 and -6 exclude each other: choose one");
-  session::ServerConfig c;
-  c.port = a.port;
-  c.bind_host = a.bind;
-  c.family = a.v4 ? IpFamily::kV4 : a.v6 ? IpFamily::kV6 : IpFamily::kAny;
-  c.max_tests = a.max_tests;
-  c.max_duration_s = a.max_duration;
-  c.control_timeout_s = a.control_timeout;
-  if (!a.keys.empty()) c.keys = auth::load_server_keys(a.keys);
-  if (a.tls_cert.empty() != a.tls_key.empty())
-    throw usage_error(std::string(a.tls_cert.empty() ? "--tls-key" : "--tls-cert") +
-                      " needs its pair: give --tls-cert FILE and --tls-key FILE together");
-  if (!a.tls_cert.empty()) c.tls = net::TlsContext::server(a.tls_cert, a.tls_key);
-  for (const auto& n : a.allow) c.access.allow.push_back(session::parse_cidr(n, "--allow"));
-  for (const auto& n : a.deny) c.access.deny.push_back(session::parse_cidr(n, "--deny"));
-  c.max_tests_per_source = a.max_per_source;
-  c.max_tests_per_minute = a.max_per_minute;
-  c.max_streams = a.max_streams;
-  c.max_pending = a.max_pending;
-  if (!a.max_rate.empty()) {
-    std::string why;
-    auto v = core::parse_rate_bps(a.max_rate, &why);
-    if (!v || *v == 0)
-      throw usage_error("--max-rate " + a.max_rate + ": " +
-                        (why.empty() ? "give a rate above 0 in bits/s (K, M, G suffixes)" : why));
-    c.max_rate_bps = *v;
-  }
-  c.iperf3.auth = iperf3_auth(a);
-  c.log = a.quiet ? nullptr : stdout;
-  if (a.daemon) {
-    // Detach: the parent returns once the child has its own session.
-    detach("--daemon");
-    c.log = nullptr;
-  }
-  block_termination_signals();
-  session::Server server(c);
-  server.bind();
-  // A second port that every protocol is served on too: iperf3's clients
-  // look for 5201 unless told otherwise.
-  std::optional<session::Server> also;
-  if (a.iperf3_port) {
-    session::ServerConfig c2 = c;
-    c2.port = a.iperf3_port;
-    also.emplace(c2);
-    also->bind();
-  }
-  if (c.log) {
-    std::string how = c.tls ? "; over TLS" : "";
-    if (!c.keys.empty()) how += fmt::format("; clients authenticate ({} keys)", c.keys.size());
-    std::fprintf(c.log, "flowperf server %s listening on %s (control protocol %u-%u)%s\n", kVersion,
-                 server.address().to_string().c_str(), proto::kOldestProtocolVersion,
-                 proto::kProtocolVersion, how.c_str());
-    if (c.iperf3.auth)
-      std::fprintf(c.log, "flowperf server: iperf3 clients authenticate (RSA token, users in %s)\n",
-                   c.iperf3.auth->users_path.c_str());
-    if (also)
-      std::fprintf(c.log, "flowperf server: iperf3 clients also on %s\n",
-                   also->address().to_string().c_str());
-    std::fflush(c.log);
-  }
-  if (also) also->start_background();
-  // SIGINT/SIGTERM arrive on this thread only; serve() runs in the
-  // foreground until they do (or a client's allowed quit request).
-  std::thread signals([&server] {
-    wait_for_termination();
-    server.request_stop();
-  });
-  signals.detach();
-  server.serve();
-  if (also) also->stop();
-  server.stop();
-  return 0;
-}
-
 // The client's options (the defaults, `flowperf server` aside), with handles
 // to the ones whose absence means something.
 struct ClientOptionHandles {
@@ -907,23 +798,6 @@ spec::TestSpec native_client_spec(int argc, const char* const* argv) {
   return build_spec(c);
 }
 
-namespace {
-
-// CLI::Range lets NaN through (every comparison with NaN is false), and
-// "inf" past a range is no better: a finite number within [lo, hi].
-CLI::Validator finite_range(double lo, double hi) {
-  return CLI::Validator(
-      [lo, hi](std::string& in) -> std::string {
-        double v = 0;
-        if (!CLI::detail::lexical_cast(in, v) || !std::isfinite(v) || v < lo || v > hi)
-          return fmt::format("Value {} not in range {} to {}", in, lo, hi);
-        return {};
-      },
-      fmt::format("FLOAT in [{} - {}]", lo, hi));
-}
-
-}  // namespace
-
 int native_main(int argc, char** argv) {
   if (argc <= 1) {
     try {
@@ -941,69 +815,7 @@ int native_main(int argc, char** argv) {
   ClientArgs c;
   ClientOptionHandles handles = add_client_options(app, c);
   ServerArgs sa;
-  CLI::App* server = app.add_subcommand("server", "serve tests from flowperf clients");
-  server->add_option("-p,--port", sa.port, "control port")->capture_default_str();
-  server->add_option("-B,--bind", sa.bind, "address to listen on (default: all)");
-  server->add_flag("-4", sa.v4, "IPv4 only");
-  server->add_flag("-6", sa.v6, "IPv6 only");
-  server->add_flag("-d,--daemon", sa.daemon, "detach and run in the background");
-  server->add_flag("-q,--quiet", sa.quiet, "no log line per test");
-  server->add_option("--max-tests", sa.max_tests, "tests run at once before clients are refused")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 100000u));
-  server->add_option("--max-duration", sa.max_duration, "longest test allowed, seconds")
-      ->capture_default_str()
-      ->check(finite_range(1, 31536000));
-  server
-      ->add_option("--control-timeout", sa.control_timeout,
-                   "longest wait for a client's next control message outside a test, seconds")
-      ->capture_default_str()
-      ->check(finite_range(0.1, 3600));
-  server->add_option("--keys", sa.keys,
-                     "clients must authenticate with a key from this file (`NAME SECRET` per "
-                     "line, readable only by its owner); other protocols' clients are refused");
-  server->add_option("--tls-cert", sa.tls_cert,
-                     "flowperf clients must speak TLS (client --tls-ca): this PEM certificate "
-                     "chain, with --tls-key");
-  server->add_option("--tls-key", sa.tls_key, "the PEM private key of --tls-cert");
-  server
-      ->add_option("--allow", sa.allow,
-                   "only these source networks may connect (CIDR, e.g. 192.0.2.0/24; repeat "
-                   "or list with commas)")
-      ->delimiter(',');
-  server->add_option("--deny", sa.deny, "refuse these source networks (CIDR; wins over --allow)")
-      ->delimiter(',');
-  server->add_option("--max-tests-per-source", sa.max_per_source,
-                     "tests one source address (an IPv6 /64) may run at once; 0: no limit");
-  server->add_option("--max-tests-per-minute", sa.max_per_minute,
-                     "tests one source address (an IPv6 /64) may start a minute; 0: no limit");
-  server->add_option("--max-streams", sa.max_streams, "most streams (-P) a test may ask for");
-  server->add_option("--max-rate", sa.max_rate,
-                     "UDP tests must ask -b of at most this many bits/s (K, M, G suffixes); the "
-                     "server also paces its own TCP sending to it");
-  server
-      ->add_option("--max-pending", sa.max_pending,
-                   "connections waiting to say which protocol they speak, held at once (no "
-                   "thread each); beyond it the oldest is closed")
-      ->capture_default_str()
-      ->check(CLI::Range(1u, 1000000u));
-  server->add_option("--iperf3-rsa-private-key", sa.iperf3_private_key,
-                     "iperf3 clients must send a token (iperf3 --username) made with this "
-                     "key's public half (PEM), for a user in --iperf3-authorized-users");
-  server->add_option("--iperf3-authorized-users", sa.iperf3_users,
-                     "iperf3's users file: `USERNAME,SHA256HEX` lines, the hash of "
-                     "\"{USERNAME}PASSWORD\"");
-  server
-      ->add_option("--iperf3-time-skew-threshold", sa.iperf3_skew,
-                   "largest difference between an iperf3 token's time and this server's clock, "
-                   "seconds")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 86400 * 365));
-  server
-      ->add_option("--iperf3-port", sa.iperf3_port,
-                   "also listen on this port (iperf3 clients use 5201); every protocol is "
-                   "served on both")
-      ->check(CLI::Range(1, 65535));
+  CLI::App* server = add_server_command(app, sa);
 
   std::string monitor_config, monitor_listen;
   CLI::App* mon = app.add_subcommand(
