@@ -1,5 +1,5 @@
-// Helpers the request/response flows share (rr_flows.cc, udp_rr_flows.cc);
-// not part of the engine's interface.
+// Helpers the request/response flows share (rr_flows.cc, crr_flows.cc,
+// udp_rr_flows.cc); not part of the engine's interface.
 #pragma once
 
 #include <sys/types.h>
@@ -16,6 +16,10 @@
 namespace flowperf::engine::rr {
 
 inline bool again(int err) { return err == EAGAIN || err == EWOULDBLOCK; }
+
+// Reads until EOF; true when EOF was seen, false when it would block.
+// *err is set on a real error. (Defined in rr_flows.cc.)
+bool drain_to_eof(int fd, FlowCounters& c, int* err);
 
 inline int64_t ns_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(b - a).count();

@@ -1,6 +1,7 @@
 // The UDP_RR flows: the client (one request at a time, or a first burst,
 // each with a timeout that follows the measured round trip) and the server
-// (answers each request to its source). The TCP ones are in rr_flows.cc.
+// (answers each request to its source). The TCP ones are in rr_flows.cc
+// and crr_flows.cc.
 #include <linux/sockios.h>
 #include <poll.h>
 #include <sys/ioctl.h>
