@@ -11,6 +11,7 @@
 
 #include "cli/native_cli.h"
 #include "core/error.h"
+#include "core/wall_clock.h"
 #include "monitor/config.h"
 #include "monitor/http.h"
 #include "monitor/metrics.h"
@@ -34,13 +35,9 @@ int run_monitor(const std::string& config_path, const std::string& listen_arg) {
 
   std::mutex log_mu;
   auto log = [&log_mu](const std::string& line) {
-    const std::time_t now = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    const std::string stamp = core::utc_text(std::time(nullptr), "%Y-%m-%dT%H:%M:%SZ");
     std::lock_guard lock(log_mu);
-    std::fprintf(stderr, "%s flowperf monitor: %s\n", stamp, line.c_str());
+    std::fprintf(stderr, "%s flowperf monitor: %s\n", stamp.c_str(), line.c_str());
     std::fflush(stderr);
   };
 

@@ -8,6 +8,7 @@
 
 #include "cli/native_cli.h"
 #include "core/error.h"
+#include "core/wall_clock.h"
 #include "plot/report.h"
 #include "report/json_report.h"
 
@@ -56,19 +57,12 @@ nlohmann::json read_document(const std::string& path) {
   return end;
 }
 
-std::string utc(std::time_t t) {
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char b[40];
-  std::strftime(b, sizeof b, "%Y-%m-%d %H:%M:%S UTC", &tm);
-  return b;
-}
-
 // The run's date when its document has none: the file's or the run's.
 void add_date(plot::Run& run, const std::string& what, std::time_t t) {
   for (const auto& [k, v] : run.facts)
     if (k == "date") return;
-  run.facts.insert(run.facts.begin() + (run.facts.empty() ? 0 : 1), {"date", utc(t) + what});
+  run.facts.insert(run.facts.begin() + (run.facts.empty() ? 0 : 1),
+                   {"date", core::utc_text(t, plot::kDateFormat) + what});
 }
 
 void write_file(const std::string& path, const std::string& content) {

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/version.h"
+#include "core/wall_clock.h"
 #include "measure/histogram.h"
 
 namespace flowperf::plot {
@@ -195,6 +196,9 @@ void read_flowperf(const json& doc, Run& r) {
   auto& f = r.facts;
   f.emplace_back("test", r.test);
   f.emplace_back("tool", "flowperf " + text(child(doc, "tool"), "version"));
+  const double started = number(child(doc, "timestamp"), "unix_s");
+  if (std::isfinite(started) && started > 0)
+    f.emplace_back("date", core::utc_text(static_cast<std::time_t>(started), kDateFormat));
   f.emplace_back("client", text(local, "host"));
   std::string server = text(remote, "host") + ":" + text(remote, "port");
   if (!text(remote, "hostname").empty()) server += " (" + text(remote, "hostname") + ")";

@@ -58,6 +58,9 @@ std::vector<Chart> charts_for(const std::vector<Run>& runs);
 // A self-contained page: inline CSS and SVG, nothing to fetch.
 std::string html_report(const std::vector<Run>& runs, const std::string& title);
 
+// How the header table writes a run's date (strftime, UTC).
+inline constexpr const char* kDateFormat = "%Y-%m-%d %H:%M:%S UTC";
+
 // Most streams drawn as lines of their own; more become a band.
 inline constexpr size_t kMaxStreamLines = 8;
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/version.h"
+#include "core/wall_clock.h"
 #include "measure/histogram_json.h"
 #include "report/result_json.h"
 #include "report/summary.h"
@@ -102,18 +103,23 @@ json probe_json(const spec::TestSpec& s, const results::ProbeResult& p) {
 }  // namespace
 
 json head_json(const results::TestResult& r) {
-  return {{"schema_version", kJsonSchemaVersion},
-          {"tool", {{"name", "flowperf"}, {"version", kVersion}}},
-          {"test", spec::info(r.spec.test).name},
-          {"spec", spec::to_json(r.spec)},
-          {"endpoints",
-           {{"local", {{"host", r.local.host}, {"port", r.local.port}}},
-            {"remote",
-             {{"host", r.remote.host},
-              {"port", r.remote.port},
-              {"software", r.server_software},
-              {"hostname", r.server_hostname},
-              {"embedded", r.embedded_server}}}}}};
+  json j = {{"schema_version", kJsonSchemaVersion},
+            {"tool", {{"name", "flowperf"}, {"version", kVersion}}},
+            {"test", spec::info(r.spec.test).name},
+            {"spec", spec::to_json(r.spec)},
+            {"endpoints",
+             {{"local", {{"host", r.local.host}, {"port", r.local.port}}},
+              {"remote",
+               {{"host", r.remote.host},
+                {"port", r.remote.port},
+                {"software", r.server_software},
+                {"hostname", r.server_hostname},
+                {"embedded", r.embedded_server}}}}}};
+  if (r.started != std::chrono::system_clock::time_point{})
+    j["timestamp"] = {
+        {"unix_s", num(std::chrono::duration<double>(r.started.time_since_epoch()).count())},
+        {"utc", core::utc_iso8601(r.started)}};
+  return j;
 }
 
 json interval_json(const spec::TestSpec& spec, const results::IntervalSample& iv) {

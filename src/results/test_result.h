@@ -5,6 +5,7 @@
 // stay empty.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -28,6 +29,9 @@ struct TestResult {
   Endpoint local, remote;  // the control connection's two ends
   std::string server_software, server_hostname;
   bool embedded_server = false;
+  // The wall clock when the flows were released; the epoch when the test
+  // never started.
+  std::chrono::system_clock::time_point started{};
   SideResult local_side;
   SideResult remote_side;
   bool have_remote = false;  // the server's results arrived

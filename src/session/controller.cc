@@ -94,6 +94,7 @@ TestResult run_test(const spec::TestSpec& asked, const ClientOptions& o) {
   control.send(proto::Start{});
   control.expect<proto::Started>(60);
   const Clock::time_point t0 = runner.go();
+  result.started = std::chrono::system_clock::now();
   if (o.on_started) o.on_started(result);
 
   // 5. Run until the time is up, every flow met its count, or the user

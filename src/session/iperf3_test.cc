@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "core/version.h"
+#include "core/wall_clock.h"
 #include "engine/test_plan.h"
 #include "net/sys.h"
 #include "proto/messages.h"
@@ -354,12 +355,7 @@ rp::EndInfo report_end(const Plan& plan, const results::SideResult& measured,
 }
 
 std::string http_time(int64_t secs) {
-  const time_t t = static_cast<time_t>(secs);
-  tm g{};
-  gmtime_r(&t, &g);
-  char buf[64];
-  std::strftime(buf, sizeof buf, "%a, %d %b %Y %H:%M:%S GMT", &g);
-  return buf;
+  return core::utc_text(static_cast<std::time_t>(secs), "%a, %d %b %Y %H:%M:%S GMT");
 }
 
 std::string system_info() {

@@ -5,12 +5,15 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <chrono>
+#include <ctime>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include "core/wall_clock.h"
 #include "e2e/process.h"
 
 namespace flowperf::testing {
@@ -272,7 +275,13 @@ TEST_F(E2E, UdpReceiverIntervalsAccountForEveryDatagram) {
 }
 
 TEST_F(E2E, JsonDocumentHasTheDocumentedKeys) {
+  const auto unix_now = [] {
+    return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const double before = unix_now();
   json j = run_json({"-t", "TCP_RR", "-l", "0.5"});
+  const double after = unix_now();
   for (const char* key : {"schema_version", "tool", "test", "spec", "endpoints", "intervals",
                           "streams", "total", "local", "remote", "interrupted", "errors"})
     EXPECT_TRUE(j.contains(key)) << key;
@@ -282,6 +291,18 @@ TEST_F(E2E, JsonDocumentHasTheDocumentedKeys) {
   EXPECT_EQ(j["spec"]["request_size"], 1);
   EXPECT_TRUE(j["errors"].empty());
   EXPECT_FALSE(j["interrupted"].get<bool>());
+  // When the flows started: after the client did, half a second or more
+  // before it ended, and the same instant in both forms.
+  ASSERT_TRUE(j.contains("timestamp"));
+  const double started = j["timestamp"]["unix_s"].get<double>();
+  EXPECT_GT(started, before);
+  EXPECT_LT(started, after - 0.5);
+  const std::string utc = j["timestamp"]["utc"];
+  ASSERT_EQ(utc.size(), 24u) << utc;  // 2026-12-07T01:05:00.123Z
+  EXPECT_EQ(utc.substr(0, 19),
+            core::utc_text(static_cast<std::time_t>(started), "%Y-%m-%dT%H:%M:%S"))
+      << started;
+  EXPECT_EQ(utc.back(), 'Z');
 }
 
 TEST_F(E2E, CpuUtilizationAndServiceDemandFromBothEnds) {

@@ -79,6 +79,9 @@ TEST_F(LiveOutput, JsonStreamGivesEventsAsTheTestRuns) {
   EXPECT_EQ(ev.back()["event"], "end");
   const json& doc = ev.back()["data"];
   EXPECT_EQ(doc["test"], "TCP_STREAM");
+  // The start event already has the start's time, the end document the same.
+  ASSERT_TRUE(s["data"].contains("timestamp"));
+  EXPECT_EQ(s["data"]["timestamp"], doc["timestamp"]);
   EXPECT_GT(doc["total"]["bits_per_second"].get<double>(), 1e8);
   // The end document's intervals are the events', figure for figure.
   std::vector<json> intervals;

@@ -331,6 +331,20 @@ TEST(Report, FlowperfStreamDocumentGivesBothEndsPerInterval) {
   EXPECT_DOUBLE_EQ(t->series[2].y[0], 48);
 }
 
+// The header's date is the test's start from the document's timestamp; a
+// document without one has no date of its own (the CLI then adds the file's).
+TEST(Report, TheDateIsTheDocumentsTimestamp) {
+  auto date_of = [](const plot::Run& r) {
+    for (const auto& [k, v] : r.facts)
+      if (k == "date") return v;
+    return std::string("(none)");
+  };
+  json doc = flowperf_stream_doc(1, 2);
+  EXPECT_EQ(date_of(read_run(doc, "old")), "(none)");
+  doc["timestamp"] = {{"unix_s", 1796605500.123}, {"utc", "2026-12-07T01:05:00.123Z"}};
+  EXPECT_EQ(date_of(read_run(doc, "new")), "2026-12-07 01:05:00 UTC");
+}
+
 TEST(Report, TenThousandStreamsBecomeABandNotTenThousandLines) {
   const plot::Run r = read_run(flowperf_stream_doc(10000, 3), "big");
   const auto charts = charts_for({r});
