@@ -12,6 +12,7 @@
 
 #include "core/error.h"
 #include "engine/test_plan.h"
+#include "net/source_filter.h"
 #include "net/sys.h"
 
 namespace flowperf::session {
@@ -49,7 +50,7 @@ void refuse_netperf_endpoints(const spec::TestSpec& s, spec::End end) {
 }  // namespace
 
 ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& local,
-                                  unsigned threads) {
+                                  unsigned threads, const net::Address* only_from) {
   ServerDataPlane p;
   refuse_netperf_endpoints(s, spec::End::kRemote);
   net::Address any = local;
@@ -61,6 +62,7 @@ ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& l
       net::Fd fd = make_socket(any, SOCK_DGRAM);
       net::apply_socket_options_or_throw(fd.get(), options, what);
       bind_or_throw(fd.get(), any);
+      if (only_from) net::accept_only_from(fd.get(), *only_from);
       p.udp_ports.push_back(net::local_address(fd.get()).port());
       if (i == 0) {
         p.sndbuf = net::get_sndbuf(fd.get());
@@ -81,6 +83,7 @@ ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& l
     // be set before listen().
     net::apply_socket_options_or_throw(fd.get(), options, what);
     bind_or_throw(fd.get(), addr);
+    if (only_from) net::accept_only_from(fd.get(), *only_from);  // their SYNs
     if (::listen(fd.get(), 4096) < 0)
       throw runtime_error("cannot listen on a data socket: " + net::sys::errno_text(errno));
     if (i == 0) {

@@ -27,9 +27,11 @@ struct ServerDataPlane {
 };
 
 // Opens the server's data sockets on local (the control connection's local
-// address). Throws a runtime Error.
+// address). With only_from (an authenticated client's address), the kernel
+// drops packets from any other address before they reach them: UDP has no
+// greeting token, nor has a TCP_CRR connection. Throws a runtime Error.
 ServerDataPlane open_server_plane(const spec::TestSpec& spec, const net::Address& local,
-                                  unsigned threads);
+                                  unsigned threads, const net::Address* only_from = nullptr);
 
 // Accepts one TCP data connection per stream and orders them by index.
 // Throws a runtime Error when they do not all arrive before the deadline, or

@@ -160,7 +160,8 @@ class Session {
       log("refused: " + why);
       return;
     }
-    ServerDataPlane plane = open_server_plane(spec_, local_, threads);
+    ServerDataPlane plane =
+        open_server_plane(spec_, local_, threads, auth.data_token() ? &peer_ : nullptr);
     // The data connections' first 8 bytes: sent here in the clear, or, for
     // an authenticated client, derived from the session key on both ends.
     std::random_device rd;

@@ -114,6 +114,55 @@ class AuthServerTest : public ::testing::Test {
     }
     return "(the test ran)";
   }
+  // Alice's handshake on a new control connection; the data token.
+  uint64_t authenticate(int fd) {
+    ClientAuth client(kAlice);
+    proto::Hello h{proto::kProtocolVersion, "t"};
+    client.fill(&h);
+    send(fd, h);
+    send(fd, client.answer(std::get<proto::Challenge>(read(fd)), "here"));
+    auto m = read(fd);
+    EXPECT_TRUE(std::holds_alternative<proto::Welcome>(m)) << proto::message_name(m);
+    if (!std::holds_alternative<proto::Welcome>(m)) return 0;
+    return client.verify(std::get<proto::Welcome>(m), "here");
+  }
+  // A UDP_RR test set up and started on a new control connection (with
+  // Alice's key when the server holds keys); its server's UDP port.
+  uint16_t start_udp_rr(int fd, bool with_key) {
+    if (with_key) {
+      authenticate(fd);
+    } else {
+      send(fd, proto::Hello{proto::kProtocolVersion, "t"});
+      EXPECT_TRUE(std::holds_alternative<proto::Welcome>(read(fd)));
+    }
+    spec::TestSpec s;
+    s.test = spec::TestKind::kUdpRr;
+    s.duration_s = 5;
+    send(fd, proto::Setup{s});
+    auto m = read(fd);
+    EXPECT_TRUE(std::holds_alternative<proto::SetupOk>(m)) << proto::message_name(m);
+    if (!std::holds_alternative<proto::SetupOk>(m)) return 0;
+    const auto ok = std::get<proto::SetupOk>(m);
+    send(fd, proto::Start{});
+    EXPECT_TRUE(std::holds_alternative<proto::Started>(read(fd)));
+    return ok.udp_ports.empty() ? 0 : ok.udp_ports[0];
+  }
+  // Whether a one-byte request from `from` to the test's UDP port is answered.
+  static bool answered(const char* from, uint16_t port) {
+    auto src = net::resolve(from, 0, IpFamily::kV4, SOCK_DGRAM).front();
+    auto dst = net::resolve("127.0.0.1", port, IpFamily::kV4, SOCK_DGRAM).front();
+    net::Fd s(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    EXPECT_EQ(::bind(s.get(), src.sa(), src.len), 0);
+    EXPECT_EQ(::sendto(s.get(), "r", 1, 0, dst.sa(), dst.len), 1);
+    if (!net::sys::wait_readable(s.get(), Clock::now() + 500ms)) return false;
+    char c;
+    return ::recv(s.get(), &c, 1, 0) == 1;
+  }
+  void stop_test(int fd) {
+    send(fd, proto::Stop{true, 0.1});
+    auto m = read(fd);
+    EXPECT_TRUE(std::holds_alternative<proto::Results>(m)) << proto::message_name(m);
+  }
   void expect_still_serving() {
     TestResult r = run_test(short_rr(), options(kAlice));
     EXPECT_TRUE(r.error.empty()) << r.error;
@@ -314,19 +363,12 @@ TEST_F(AuthServerTest, ClientRefusesAServerThatCannotProveTheKey) {
 
 TEST_F(AuthServerTest, DataConnectionsNeedTheDerivedToken) {
   net::Fd fd = connect();
-  ClientAuth client(kAlice);
-  proto::Hello h{proto::kProtocolVersion, "t"};
-  client.fill(&h);
-  send(fd.get(), h);
-  send(fd.get(), client.answer(std::get<proto::Challenge>(read(fd.get())), "here"));
-  auto m = read(fd.get());
-  ASSERT_TRUE(std::holds_alternative<proto::Welcome>(m));
-  const uint64_t token = client.verify(std::get<proto::Welcome>(m), "here");
+  const uint64_t token = authenticate(fd.get());
   spec::TestSpec s;
   s.test = spec::TestKind::kTcpStream;
   s.duration_s = 0.2;
   send(fd.get(), proto::Setup{s});
-  m = read(fd.get());
+  auto m = read(fd.get());
   ASSERT_TRUE(std::holds_alternative<proto::SetupOk>(m)) << proto::message_name(m);
   const auto ok = std::get<proto::SetupOk>(m);
   EXPECT_EQ(ok.cookie, 0u) << "an authenticated server sent its data token in the clear";
@@ -348,9 +390,19 @@ TEST_F(AuthServerTest, DataConnectionsNeedTheDerivedToken) {
   send(fd.get(), proto::Start{});
   m = read(fd.get());
   EXPECT_TRUE(std::holds_alternative<proto::Started>(m)) << proto::message_name(m);
-  send(fd.get(), proto::Stop{true, 0.1});  // nothing was sent: no drain to wait for
-  m = read(fd.get());
-  EXPECT_TRUE(std::holds_alternative<proto::Results>(m)) << proto::message_name(m);
+  stop_test(fd.get());  // nothing was sent: no drain to wait for
+}
+
+// UDP carries no token: an authenticated test's UDP socket takes datagrams
+// from the client's address only (127.0.0.3 is another address on this
+// host). The server without keys answers both: the difference is the filter.
+TEST_F(AuthServerTest, UdpDatagramsFromAnotherAddressAreDropped) {
+  net::Fd fd = connect();
+  const uint16_t port = start_udp_rr(fd.get(), true);
+  ASSERT_NE(port, 0);
+  EXPECT_FALSE(answered("127.0.0.3", port));
+  EXPECT_TRUE(answered("127.0.0.1", port));
+  stop_test(fd.get());
 }
 
 TEST_F(AuthServerTest, VersionsAreNegotiated) {
@@ -396,6 +448,15 @@ class NoKeysServerTest : public AuthServerTest {
  protected:
   void SetUp() override { start({}); }
 };
+
+TEST_F(NoKeysServerTest, UdpDatagramsFromAnyAddressAreAnswered) {
+  net::Fd fd = connect();
+  const uint16_t port = start_udp_rr(fd.get(), false);
+  ASSERT_NE(port, 0);
+  EXPECT_TRUE(answered("127.0.0.3", port));
+  EXPECT_TRUE(answered("127.0.0.1", port));
+  stop_test(fd.get());
+}
 
 TEST_F(NoKeysServerTest, AClientWithAKeyRefusesAServerWithout) {
   std::string e = run_error(kAlice);
