@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "e2e/process.h"
+#include "measure/histogram_json.h"
 
 namespace flowperf::testing {
 namespace {
@@ -100,9 +101,13 @@ TEST_F(OpenLoop, TcpRequestsSentAtTheirTimeCarryTheNodelayTheyNeed) {
 TEST_F(OpenLoop, AServerStallCostsEveryRequestThatWaitedBehindIt) {
   const json open = run_with_stall({"-t", "TCP_RR", "--rate", "2000"});
   const json& lat = open["total"]["latency_us"];
-  // About 600 of 6,000 requests (10%) were due during the 300 ms stop.
+  // About 600 of 6,000 requests (10%) were due during the 300 ms stop, so
+  // the slowest 5% all waited for it. (Not p90: that is the stall's edge,
+  // where a request due as the server resumed waited hardly at all; CI once
+  // had 872 us there.)
   EXPECT_GE(d(lat["p99"]), 200'000) << lat.dump();
-  EXPECT_GE(d(lat["p90"]), 1'000) << lat.dump();
+  EXPECT_GE(measure::histogram_from_json(lat["histogram_ns"]).percentile(95), 1'000'000u)
+      << lat.dump();
   EXPECT_LT(d(lat["p50"]), 50'000) << lat.dump();
   EXPECT_GE(d(lat["max"]), 250'000) << lat.dump();
   EXPECT_NEAR(d(open["total"]["open_loop"]["sent"]), 6000, 60);
