@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(g++ cmake ninja-build pkg-config nlohmann-json3-dev libfmt-dev libcli11-dev
           libgtest-dev libgmock-dev libbenchmark-dev libyaml-cpp-dev iproute2 nftables
-          iperf3 qperf flent fping prometheus systemd chromium zlib1g-dev libssl-dev openssl)
+          iperf3 qperf flent fping prometheus systemd chromium zlib1g-dev libssl-dev openssl
+          ccache stress-ng)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -28,11 +28,13 @@
 #include <thread>
 #include <vector>
 
-#include "e2e/process.h"
 #include "net/fd.h"
 #include "proto/framing.h"
 #include "proto/messages.h"
 #include "proto/netperf_wire.h"
+#include "support/paths.h"
+#include "support/ports.h"
+#include "support/process.h"
 
 namespace flowperf::testing {
 namespace {
@@ -41,7 +43,7 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-const std::string kBin = FLOWPERF_BIN;
+const std::string kBin = ::flowperf::testing::flowperf_bin();
 
 // The control timeout the tests give the server (--control-timeout; the
 // default is 10 s): shorter, so the slowloris test ends sooner.
@@ -719,18 +721,6 @@ struct OtherListener {
 // gtest names the case by its name instead of dumping the struct's bytes.
 void PrintTo(const OtherListener& l, std::ostream* os) { *os << l.name; }
 
-// A port the OS just handed out and took back.
-uint16_t spare_port() {
-  net::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd.get(), reinterpret_cast<sockaddr*>(&a), len);
-  ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&a), &len);
-  return ntohs(a.sin_port);
-}
-
 std::vector<std::string> with_port(std::vector<std::string> argv, const std::string& port) {
   for (auto& a : argv)
     if (a == "PORT") a = port;
@@ -761,7 +751,7 @@ class AbuseOtherListener : public ::testing::TestWithParam<OtherListener> {};
 
 TEST_P(AbuseOtherListener, EachBadClientIsClosedAndOthersAreServed) {
   const OtherListener& l = GetParam();
-  const std::string port = std::to_string(spare_port());
+  const std::string port = std::to_string(free_port());
   Process server(with_port(l.server_argv, port));
   bool up = false;
   for (auto end = Clock::now() + 10s; !up && Clock::now() < end; std::this_thread::sleep_for(20ms))
@@ -850,15 +840,15 @@ INSTANTIATE_TEST_SUITE_P(
                                     std::string(36, 'c') +
                                         std::string(1, '\0'),  // an iperf3 cookie
                                     true,
-                                    {std::string(FLOWPERF_BIN_DIR) + "/iperf3", "-c", "127.0.0.1",
+                                    {::flowperf::testing::personality("iperf3"), "-c", "127.0.0.1",
                                      "-p", "PORT", "-t", "1", "-J"}},
                       OtherListener{"netserver",
-                                    {std::string(FLOWPERF_BIN_DIR) + "/netserver", "-D", "-L",
+                                    {::flowperf::testing::personality("netserver"), "-D", "-L",
                                      "127.0.0.1", "-p", "PORT"},
                                     10,
                                     netperf_request_start(),
                                     false,
-                                    {std::string(FLOWPERF_BIN_DIR) + "/netperf", "-H", "127.0.0.1",
+                                    {::flowperf::testing::personality("netperf"), "-H", "127.0.0.1",
                                      "-p", "PORT", "-l", "1", "-P", "0"}}),
     [](const ::testing::TestParamInfo<OtherListener>& i) { return i.param.name; });
 

@@ -22,11 +22,12 @@
 #include <vector>
 
 #include "e2e/iperf3_peers.h"
-#include "e2e/process.h"
-#include "e2e/temp_dir.h"
 #include "net/fd.h"
 #include "proto/framing.h"
 #include "session/auth_exchange.h"
+#include "support/paths.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace flowperf::testing {
 namespace {
@@ -35,7 +36,7 @@ using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-const std::string kBin = FLOWPERF_BIN;
+const std::string kBin = ::flowperf::testing::flowperf_bin();
 
 int threads_of(pid_t pid) {
   std::ifstream status("/proc/" + std::to_string(pid) + "/status");
@@ -116,7 +117,8 @@ TEST_F(Auth, TheRightKeyRunsAndEveryOtherWayIsRefused) {
   EXPECT_NE(readable.err.find("chmod 600"), std::string::npos) << readable.err;
 
   // netperf's client cannot authenticate: the server closes it.
-  Process np({FLOWPERF_BIN_DIR "/netperf", "-H", "127.0.0.1", "-p", port_, "-l", "1"});
+  Process np(
+      {::flowperf::testing::personality("netperf"), "-H", "127.0.0.1", "-p", port_, "-l", "1"});
   Outcome n = np.wait(30s);
   EXPECT_NE(n.exit_code, 0) << n.out;
 

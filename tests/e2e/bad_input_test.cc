@@ -22,15 +22,16 @@
 #include <string>
 #include <vector>
 
-#include "e2e/process.h"
 #include "net/fd.h"
+#include "support/paths.h"
+#include "support/process.h"
 
 namespace flowperf::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kBin = FLOWPERF_BIN;
+const std::string kBin = ::flowperf::testing::flowperf_bin();
 // Stands for the port where nothing listens.
 const std::string kDeadPort = "<dead port>";
 

@@ -23,8 +23,9 @@
 #include <vector>
 
 #include "e2e/netperf_peers.h"
-#include "e2e/process.h"
-#include "e2e/temp_dir.h"
+#include "support/paths.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace flowperf::testing {
 namespace {
@@ -32,36 +33,17 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-const std::string kDir = FLOWPERF_BIN_DIR;
+const std::string kDir = ::flowperf::testing::bin_dir();
 const std::string kFlent = "/usr/bin/flent";
 // Short runs with short delays keep the six runs under 90 s in all.
 constexpr int kLength = 4, kDelay = 1;
 
-bool have_flent() { return ::access(kFlent.c_str(), X_OK) == 0; }
-
-#define REQUIRE_FLENT()                                                         \
-  if (!have_flent()) {                                                          \
-    if (std::getenv("CI")) FAIL() << "no flent at " << kFlent;                  \
-    GTEST_SKIP() << "no flent at " << kFlent                                    \
-                 << " (apt-get install flent fping, as scripts/setup.sh does)"; \
-  }
+#define REQUIRE_FLENT() \
+  REQUIRE_TOOL(kFlent, "apt-get install flent fping, as scripts/setup.sh does")
 
 // flowperf's netserver on a free port of 127.0.0.1.
-class FlowperfNetserver {
- public:
-  FlowperfNetserver() : port_(free_port()) {
-    proc_ = std::make_unique<Process>(std::vector<std::string>{
-        kDir + "/netserver", "-D", "-p", std::to_string(port_), "-L", "127.0.0.1"});
-    for (auto end = Clock::now() + 10s; Clock::now() < end; std::this_thread::sleep_for(20ms))
-      if (can_connect(port_)) return;
-    port_ = 0;
-  }
-  uint16_t port() const { return port_; }
-  Process& process() { return *proc_; }
-
- private:
-  uint16_t port_;
-  std::unique_ptr<Process> proc_;
+struct FlowperfNetserver : Netserver {
+  FlowperfNetserver() : Netserver(personality("netserver")) {}
 };
 
 struct FlentRun {
@@ -272,9 +254,9 @@ TEST(FlentDemo, StarvedFlowPrintsNoZeroInterval) {
               "-k",
               "THROUGHPUT,ELAPSED_TIME"});
   std::this_thread::sleep_for(1s);
-  server.process().signal(SIGSTOP);
+  ::kill(server.pid(), SIGSTOP);
   std::this_thread::sleep_for(800ms);
-  server.process().signal(SIGCONT);
+  ::kill(server.pid(), SIGCONT);
   const Outcome o = np.wait(20s);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
 

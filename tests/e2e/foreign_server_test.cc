@@ -32,8 +32,12 @@
 #include <thread>
 #include <vector>
 
-#include "e2e/process.h"
 #include "net/fd.h"
+#include "support/net.h"
+#include "support/paths.h"
+#include "support/peers.h"
+#include "support/ports.h"
+#include "support/process.h"
 
 namespace flowperf::testing {
 namespace {
@@ -41,8 +45,8 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-const std::string kBin = FLOWPERF_BIN;
-const std::string kBinDir = FLOWPERF_BIN_DIR;
+const std::string kBin = ::flowperf::testing::flowperf_bin();
+const std::string kBinDir = ::flowperf::testing::bin_dir();
 
 // ---- fake servers ----
 
@@ -350,52 +354,13 @@ TEST(ForeignServer, NetperfWaitingOnASilentServerStopsOnCtrlC) {
 
 // ---- real servers of the other tools ----
 
-bool executable(const std::string& path) { return ::access(path.c_str(), X_OK) == 0; }
-
-// In CI (CI set) a missing peer fails the test: setup installs them.
-#define REQUIRE_BINARY(path)                                         \
-  if (!executable(path)) {                                           \
-    if (std::getenv("CI")) FAIL() << "no " << (path);                \
-    GTEST_SKIP() << "no " << (path) << " (see tests/e2e/*_peers.h)"; \
-  }
-
-std::string real_iperf3() {
-  const char* p = std::getenv("IPERF3_PEER");
-  return p && *p ? p : "/usr/bin/iperf3";
-}
-std::string real_netserver() {
-  const char* d = std::getenv("NETPERF_PEER_DIR");
-  return std::string(d && *d ? d : "/tmp/peers/bin") + "/netserver";
-}
-
-// A port taken from the OS, free a moment ago.
-uint16_t free_port() {
-  net::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd.get(), reinterpret_cast<sockaddr*>(&a), len);
-  ::getsockname(fd.get(), reinterpret_cast<sockaddr*>(&a), &len);
-  return ntohs(a.sin_port);
-}
-
-bool can_connect(uint16_t port) {
-  net::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(port);
-  return ::connect(fd.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-}
+#define REQUIRE_BINARY(path) REQUIRE_TOOL(path, kSetup)
 
 // A real server process on a free port; ready once it accepts connections.
 struct RealServer {
   RealServer(std::vector<std::string> argv, uint16_t p) : port(p) {
     proc = std::make_unique<Process>(std::move(argv));
-    for (auto end = Clock::now() + 10s; Clock::now() < end; std::this_thread::sleep_for(20ms))
-      if (can_connect(port)) return;
-    port = 0;
+    if (!wait_accepting(port)) port = 0;
   }
   uint16_t port = 0;
   std::unique_ptr<Process> proc;

@@ -24,6 +24,7 @@
 #include "e2e/iperf3_peers.h"
 #include "net/fd.h"
 #include "proto/iperf3_wire.h"
+#include "support/paths.h"
 
 namespace flowperf::testing {
 namespace {
@@ -350,9 +351,9 @@ TEST_F(Iperf3AuthFlowperfServer, AuthenticatesIperf3Clients) {
   const std::string keys = file("keys");
   std::ofstream(keys) << "alice 0123456789abcdef0123456789abcdef\n";
   ASSERT_EQ(::chmod(keys.c_str(), 0600), 0);
-  Process server({FLOWPERF_BIN, "server", "-p", "0", "-B", "127.0.0.1", "--keys", keys,
-                  "--iperf3-rsa-private-key", file("private.pem"), "--iperf3-authorized-users",
-                  file("users.csv")});
+  Process server({::flowperf::testing::flowperf_bin(), "server", "-p", "0", "-B", "127.0.0.1",
+                  "--keys", keys, "--iperf3-rsa-private-key", file("private.pem"),
+                  "--iperf3-authorized-users", file("users.csv")});
   const std::string port = announced_port(server);
   ASSERT_FALSE(port.empty());
   const auto p = static_cast<uint16_t>(std::stoi(port));

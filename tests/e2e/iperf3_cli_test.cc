@@ -14,6 +14,7 @@
 
 #include "e2e/daemons.h"
 #include "e2e/iperf3_peers.h"
+#include "support/paths.h"
 
 namespace flowperf::testing {
 namespace {
@@ -280,7 +281,7 @@ TEST(Iperf3Server, ServesClientsSideBySide) {
 TEST(Iperf3Server, NativeServerAlsoServesIperf3) {
   REQUIRE_IPERF3();
   const uint16_t iperf3_port = free_port();
-  const std::string flowperf = std::string(FLOWPERF_BIN_DIR) + "/flowperf";
+  const std::string flowperf = ::flowperf::testing::personality("flowperf");
   Process server({flowperf, "server", "-p", "0", "-B", "127.0.0.1", "--iperf3-port",
                   std::to_string(iperf3_port)});
   const std::string port = announced_port(server);

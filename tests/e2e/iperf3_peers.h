@@ -17,46 +17,16 @@
 #include <string>
 #include <vector>
 
-#include "e2e/process.h"
+#include "support/paths.h"
+#include "support/peers.h"
+#include "support/ports.h"
+#include "support/process.h"
 
 namespace flowperf::testing {
 
 using namespace std::chrono_literals;
 
-inline const std::string kIperf3Personality = std::string(FLOWPERF_BIN_DIR) + "/iperf3";
-
-inline std::string real_iperf3() {
-  const char* p = std::getenv("IPERF3_PEER");
-  return p && *p ? p : "/usr/bin/iperf3";
-}
-inline bool have_real_iperf3() { return ::access(real_iperf3().c_str(), X_OK) == 0; }
-
-// In CI a missing iperf3 fails the test: setup installs it.
-#define REQUIRE_IPERF3()                                                              \
-  if (!have_real_iperf3()) {                                                          \
-    if (std::getenv("CI")) FAIL() << "no real iperf3 at " << real_iperf3();           \
-    GTEST_SKIP() << "no real iperf3 at " << real_iperf3() << " (apt install iperf3)"; \
-  }
-
-// A port nothing listens on now (TCP and UDP), for a server to take.
-inline uint16_t free_port() {
-  for (int tries = 0; tries < 50; ++tries) {
-    int t = ::socket(AF_INET6, SOCK_STREAM, 0);
-    sockaddr_in6 a{};
-    a.sin6_family = AF_INET6;
-    a.sin6_addr = in6addr_any;
-    socklen_t len = sizeof a;
-    ::bind(t, reinterpret_cast<sockaddr*>(&a), sizeof a);
-    ::getsockname(t, reinterpret_cast<sockaddr*>(&a), &len);
-    const uint16_t port = ntohs(a.sin6_port);
-    int u = ::socket(AF_INET6, SOCK_DGRAM, 0);
-    const bool udp_free = ::bind(u, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-    ::close(t);
-    ::close(u);
-    if (udp_free) return port;
-  }
-  return 0;
-}
+inline const std::string kIperf3Personality = ::flowperf::testing::personality("iperf3");
 
 enum class Side { kReal, kFlowperf };
 inline const char* name(Side s) { return s == Side::kReal ? "iperf3" : "flowperf"; }

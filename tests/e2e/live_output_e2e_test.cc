@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "e2e/served.h"
+#include "support/paths.h"
 
 namespace flowperf::testing {
 namespace {
@@ -22,7 +23,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-const std::string kBin = FLOWPERF_BIN;
+const std::string kBin = ::flowperf::testing::flowperf_bin();
 
 using LiveOutput = ServedSuite;
 

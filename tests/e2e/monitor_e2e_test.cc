@@ -22,33 +22,21 @@
 
 #include "e2e/daemons.h"
 #include "e2e/served.h"
+#include "support/net.h"
+#include "support/paths.h"
+#include "support/ports.h"
 
 namespace flowperf::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kBin = FLOWPERF_BIN;
+const std::string kBin = ::flowperf::testing::flowperf_bin();
 
 // A connected TCP socket to 127.0.0.1:port, or -1.
-int connect_to(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  timeval tv{5, 0};
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  return fd;
-}
-
 // Sends `request` and reads the whole answer (the server closes).
 std::string http_exchange(int port, const std::string& request) {
-  const int fd = connect_to(port);
+  const int fd = connect_loopback(static_cast<uint16_t>(port), std::chrono::seconds(5)).release();
   if (fd < 0) return "";
   ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
   std::string out;
@@ -161,7 +149,7 @@ TEST_F(Monitor, RunsTheScheduleAndServesItsMetrics) {
   // Garbage, an idle connection and a slow reader leave it serving.
   EXPECT_NE(http_exchange(port, std::string("\x16\x03\x01\x02\x00garbage\r\n\r\n", 16)).find("400"),
             std::string::npos);
-  const int idle = connect_to(port);
+  const int idle = connect_loopback(static_cast<uint16_t>(port), std::chrono::seconds(5)).release();
   ASSERT_GE(idle, 0);
   EXPECT_NE(get(port, "/metrics").find("flowperf_tests_total"), std::string::npos);
   ::close(idle);
@@ -176,18 +164,6 @@ TEST_F(Monitor, RunsTheScheduleAndServesItsMetrics) {
 }
 
 // A port nothing listens on now (the kernel's pick, released).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
 // Debian's prometheus package: the server and promtool.
 const std::string kPrometheus = "/usr/bin/prometheus", kPromtool = "/usr/bin/promtool";
 
@@ -355,7 +331,7 @@ TEST_F(Monitor, TheSystemdUnitsVerify) {
     GTEST_SKIP() << "no " << analyze << " (apt install systemd)";
   }
   for (const std::string unit : {"flowperf-server.service", "flowperf-monitor.service"}) {
-    std::ifstream in(std::string(FLOWPERF_SOURCE_DIR) + "/packaging/systemd/" + unit);
+    std::ifstream in(::flowperf::testing::source_dir() + "/packaging/systemd/" + unit);
     ASSERT_TRUE(in) << unit;
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const std::string installed = "/usr/local/bin/flowperf";

@@ -24,14 +24,15 @@
 #include <vector>
 
 #include "e2e/daemons.h"
-#include "e2e/process.h"
+#include "support/paths.h"
+#include "support/process.h"
 
 namespace flowperf::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kDir = FLOWPERF_BIN_DIR;
+const std::string kDir = ::flowperf::testing::bin_dir();
 const std::string kNetperf = kDir + "/netperf";
 const std::string kNetserver = kDir + "/netserver";
 

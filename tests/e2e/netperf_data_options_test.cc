@@ -178,7 +178,7 @@ TEST(NetperfInterop, RealNetperfDataOptionsReachFlowperfServer) {
   const std::string ports = std::to_string(free_port()) + "," + std::to_string(free_port());
   // All of them at once, on a counted burst of transactions.
   {
-    Process p({netperf_bin(),
+    Process p({real_netperf(),
                "-H",
                "127.0.0.1",
                "-p",
@@ -212,7 +212,7 @@ TEST(NetperfInterop, RealNetperfDataOptionsReachFlowperfServer) {
   }
   // UDP_RR with a burst, and the options a UDP socket takes.
   {
-    Process p({netperf_bin(), "-H", "127.0.0.1", "-p", server.port(), "-t", "UDP_RR", "-l", "1",
+    Process p({real_netperf(), "-H", "127.0.0.1", "-p", server.port(), "-t", "UDP_RR", "-l", "1",
                "-Y", "0x10,0x10", "-y", "1,1", "--", "-b", "4", "-P", ports});
     Outcome o = p.wait(60s);
     EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
@@ -221,8 +221,8 @@ TEST(NetperfInterop, RealNetperfDataOptionsReachFlowperfServer) {
   // the test is refused and netperf says so.
   {
     PortHolder held;
-    Process p({netperf_bin(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_STREAM", "-l", "1",
-               "--", "-P", "," + std::to_string(held.port())});
+    Process p({real_netperf(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_STREAM", "-l",
+               "1", "--", "-P", "," + std::to_string(held.port())});
     Outcome o = p.wait(60s);
     EXPECT_NE(o.exit_code, 0) << o.out << o.err;
   }

@@ -69,10 +69,10 @@ TEST(NetperfInterop, RepeatedRunsOnOneControlConnectionToRealNetserver) {
 
 // ---- (b) a real netperf against flowperf's server ----
 
-Outcome real_netperf(const std::string& port, const std::string& test,
-                     std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv = {netperf_bin(), "-H", "127.0.0.1", "-p", port,
-                                   "-t",          test, "-l",        "1"};
+Outcome run_real_netperf(const std::string& port, const std::string& test,
+                         std::vector<std::string> extra = {}) {
+  std::vector<std::string> argv = {real_netperf(), "-H", "127.0.0.1", "-p", port,
+                                   "-t",           test, "-l",        "1"};
   for (auto& e : extra) argv.push_back(e);
   argv.insert(argv.end(), {"--", "-k",
                            "THROUGHPUT,ELAPSED_TIME,LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD,"
@@ -91,7 +91,7 @@ TEST(NetperfInterop, RealNetperfAgainstFlowperfServer) {
     const std::string name = spec::info(kind).name;
     SCOPED_TRACE(name);
     auto t0 = Clock::now();
-    Outcome o = real_netperf(server.port(), name);
+    Outcome o = run_real_netperf(server.port(), name);
     double wall = std::chrono::duration<double>(Clock::now() - t0).count();
     ASSERT_FALSE(o.timed_out);
     ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
@@ -148,8 +148,8 @@ TEST(NetperfInterop, RealNetperfTcpCcAgainstFlowperfServer) {
   FlowperfServer server;
   ASSERT_FALSE(server.port().empty()) << "flowperf server did not start";
   auto t0 = Clock::now();
-  Process p({netperf_bin(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_CC", "-l", "1", "-c",
-             "-C", "-P", "0", "--", "-r", "32,64"});
+  Process p({real_netperf(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_CC", "-l", "1",
+             "-c", "-C", "-P", "0", "--", "-r", "32,64"});
   Outcome o = p.wait(60s);
   const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
   ASSERT_FALSE(o.timed_out);
@@ -174,8 +174,8 @@ TEST(NetperfInterop, RealNetperfSeesFlowperfServersCpuMethod) {
   REQUIRE_PEER();
   FlowperfServer server;
   ASSERT_FALSE(server.port().empty()) << "flowperf server did not start";
-  Process p({netperf_bin(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_RR", "-l", "1", "-c",
-             "-C"});
+  Process p({real_netperf(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_RR", "-l", "1",
+             "-c", "-C"});
   Outcome o = p.wait(60s);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   EXPECT_NE(o.out.find("per sec  % S    % S    us/Tr"), std::string::npos) << o.out;
@@ -205,7 +205,7 @@ TEST(NetperfInterop, RealNetperfOptionsReachFlowperfServer) {
   ASSERT_FALSE(server.port().empty());
   // Request and response sizes, no-delay: the byte counts follow the sizes.
   {
-    Process p({netperf_bin(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_RR", "-l", "1",
+    Process p({real_netperf(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_RR", "-l", "1",
                "--", "-r", "100,200", "-D", "-k",
                "LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD,REMOTE_BYTES_SENT,REMOTE_BYTES_RECVD"});
     Outcome o = p.wait(60s);
@@ -217,22 +217,22 @@ TEST(NetperfInterop, RealNetperfOptionsReachFlowperfServer) {
   }
   // Several tests on one control connection (confidence intervals).
   {
-    Process p({netperf_bin(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_STREAM", "-l", "1",
-               "-i", "3,3"});
+    Process p({real_netperf(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_STREAM", "-l",
+               "1", "-i", "3,3"});
     Outcome o = p.wait(60s);
     EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   }
   // A passphrase, which netserver never answers.
   {
-    Process p({netperf_bin(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_RR", "-l", "1",
+    Process p({real_netperf(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_RR", "-l", "1",
                "-Z", "secret"});
     Outcome o = p.wait(60s);
     EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   }
   // Counted tests: bytes and transactions.
   {
-    Process p({netperf_bin(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_RR", "-l", "-1000",
-               "--", "-k", "LOCAL_BYTES_SENT,REMOTE_BYTES_RECVD"});
+    Process p({real_netperf(), "-H", "127.0.0.1", "-p", server.port(), "-t", "TCP_RR", "-l",
+               "-1000", "--", "-k", "LOCAL_BYTES_SENT,REMOTE_BYTES_RECVD"});
     Outcome o = p.wait(60s);
     ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
     auto kv = keyvals(o.out);
@@ -247,7 +247,7 @@ TEST(NetperfInterop, PassphraseBothWays) {
   REQUIRE_PEER();
   const uint16_t real_port = free_port();
   Process real(
-      {netserver_bin(), "-D", "-p", std::to_string(real_port), "-L", "127.0.0.1", "-Z", "pw1"});
+      {real_netserver(), "-D", "-p", std::to_string(real_port), "-L", "127.0.0.1", "-Z", "pw1"});
   for (auto end = Clock::now() + 10s; Clock::now() < end && !can_connect(real_port);)
     std::this_thread::sleep_for(20ms);
   Process ours({kBin, "netserver", "-D", "-p", "0", "-L", "127.0.0.1", "-Z", "pw2"});
@@ -264,8 +264,8 @@ TEST(NetperfInterop, PassphraseBothWays) {
   const std::string flowperf_netperf = std::filesystem::path(kBin).parent_path() / "netperf";
   EXPECT_EQ(ask(flowperf_netperf, std::to_string(real_port), "pw1"), 0);
   EXPECT_NE(ask(flowperf_netperf, std::to_string(real_port), "pw2"), 0);
-  EXPECT_EQ(ask(netperf_bin(), our_port, "pw2"), 0);
-  EXPECT_NE(ask(netperf_bin(), our_port, "pw1"), 0);
+  EXPECT_EQ(ask(real_netperf(), our_port, "pw2"), 0);
+  EXPECT_NE(ask(real_netperf(), our_port, "pw1"), 0);
 }
 
 }  // namespace

@@ -16,12 +16,13 @@
 #include <vector>
 
 #include "e2e/netperf_peers.h"
+#include "support/paths.h"
 
 namespace flowperf::testing {
 namespace {
 
-const std::string kFlowperfNetperf = std::string(FLOWPERF_BIN_DIR) + "/netperf";
-const std::string kFlowperfNetserver = std::string(FLOWPERF_BIN_DIR) + "/netserver";
+const std::string kFlowperfNetperf = ::flowperf::testing::personality("netperf");
+const std::string kFlowperfNetserver = ::flowperf::testing::personality("netserver");
 
 const char* kSelectors =
     "TRANSPORT_MSS,LOCAL_TRANSPORT_RETRANS,REMOTE_TRANSPORT_RETRANS,LOCAL_CONG_CONTROL,"
@@ -71,10 +72,10 @@ bool measured(const std::string& v) { return !v.empty() && v != "-1"; }
 // `exact`: values that do not depend on timing, equal to netperf's.
 void expect_like_netperf(const std::vector<std::string>& test, bool connection_test = false,
                          const std::vector<const char*>& exact = {}) {
-  AnyNetserver real_server(netserver_bin()), our_server(kFlowperfNetserver);
+  AnyNetserver real_server(real_netserver()), our_server(kFlowperfNetserver);
   ASSERT_NE(real_server.port, 0);
   ASSERT_NE(our_server.port, 0);
-  const auto want = run_keyval(netperf_bin(), real_server.port, test);
+  const auto want = run_keyval(real_netperf(), real_server.port, test);
   ASSERT_FALSE(want.empty());
   for (const auto& [who, got] :
        {std::pair{"flowperf <-> flowperf", run_keyval(kFlowperfNetperf, our_server.port, test)},
@@ -132,10 +133,10 @@ TEST(NetperfOmniValues, UdpRrAndStream) {
 // each end's own (flowperf uses one buffer per direction), and the real
 // netserver's come over the wire as it reported them.
 void expect_all_filled(const std::vector<std::string>& test) {
-  AnyNetserver real_server(netserver_bin()), our_server(kFlowperfNetserver);
+  AnyNetserver real_server(real_netserver()), our_server(kFlowperfNetserver);
   ASSERT_NE(real_server.port, 0);
   ASSERT_NE(our_server.port, 0);
-  const auto want = run_keyval(netperf_bin(), real_server.port, test, "all");
+  const auto want = run_keyval(real_netperf(), real_server.port, test, "all");
   ASSERT_GT(want.size(), 100u) << "netperf -k all printed too little";
   const bool connection_test = std::find(test.begin(), test.end(), "TCP_CRR") != test.end();
   size_t compared = 0;

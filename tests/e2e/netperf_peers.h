@@ -28,11 +28,15 @@
 #include <vector>
 
 #include "core/error.h"
-#include "e2e/process.h"
 #include "net/sys.h"
 #include "proto/netperf_wire.h"
 #include "session/netperf_client.h"
 #include "session/server.h"
+#include "support/net.h"
+#include "support/paths.h"
+#include "support/peers.h"
+#include "support/ports.h"
+#include "support/process.h"
 
 namespace flowperf::testing {
 
@@ -41,61 +45,16 @@ using Clock = std::chrono::steady_clock;
 using spec::TestKind;
 namespace np = proto::netperf;
 
-inline const std::string kBin = FLOWPERF_BIN;
-
-inline std::string peer_dir() {
-  const char* d = std::getenv("NETPERF_PEER_DIR");
-  return d && *d ? d : "/tmp/peers/bin";
-}
-inline std::string netperf_bin() { return peer_dir() + "/netperf"; }
-inline std::string netserver_bin() { return peer_dir() + "/netserver"; }
-inline bool have_peer() {
-  return ::access(netperf_bin().c_str(), X_OK) == 0 && ::access(netserver_bin().c_str(), X_OK) == 0;
-}
-// In CI (CI set, as .ci/run runs) a missing peer fails the test: .ci/run
-// builds it, so its absence is a broken set-up, not a reason to skip.
-#define REQUIRE_PEER()                                                                   \
-  if (!have_peer()) {                                                                    \
-    if (std::getenv("CI")) FAIL() << "no real netperf/netserver in " << peer_dir();      \
-    GTEST_SKIP() << "no real netperf/netserver in " << peer_dir()                        \
-                 << " (build netperf 2.7 there with ../shared/peers/build-peers.sh, or " \
-                    "point NETPERF_PEER_DIR at its bin directory)";                      \
-  }
-
-// A port nothing listens on right now.
-inline uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), len);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-inline bool can_connect(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(port);
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
-}
+inline const std::string kBin = ::flowperf::testing::flowperf_bin();
 
 // A real netserver (or another binary that takes netserver's options) on
 // its own port, in the foreground, killed when done.
 class Netserver {
  public:
-  explicit Netserver(const std::string& binary = netserver_bin()) : port_(free_port()) {
+  explicit Netserver(const std::string& binary = real_netserver()) : port_(free_port()) {
     proc_ = std::make_unique<Process>(
         std::vector<std::string>{binary, "-D", "-p", std::to_string(port_), "-L", "127.0.0.1"});
-    for (auto end = Clock::now() + 10s; Clock::now() < end; std::this_thread::sleep_for(20ms))
-      if (can_connect(port_)) return;
-    port_ = 0;
+    if (!wait_accepting(port_)) port_ = 0;
   }
   uint16_t port() const { return port_; }
   pid_t pid() const { return proc_->pid(); }

@@ -22,23 +22,19 @@
 #include <sstream>
 
 #include "e2e/netperf_peers.h"
+#include "support/net.h"
+#include "support/paths.h"
 
 namespace flowperf::testing {
 namespace {
 
-const std::string kDir = FLOWPERF_BIN_DIR;
+const std::string kDir = ::flowperf::testing::bin_dir();
 
 // What the kernel says of one data socket.
 struct SockOpts {
   int type = 0;  // SOCK_STREAM or SOCK_DGRAM
   int tos = -1, priority = -1, keepalive = -1, cork = -1;
 };
-
-int int_opt(int fd, int level, int name) {
-  int v = -1;
-  socklen_t len = sizeof v;
-  return ::getsockopt(fd, level, name, &v, &len) == 0 ? v : -1;
-}
 
 uint16_t port_of(const sockaddr_storage& a) {
   if (a.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(a).sin_port);
@@ -76,7 +72,7 @@ std::vector<SockOpts> data_sockets(pid_t top, uint16_t control) {
       sockaddr_storage me{}, peer{};
       socklen_t ml = sizeof me, pl = sizeof peer;
       SockOpts s;
-      s.type = int_opt(fd, SOL_SOCKET, SO_TYPE);
+      s.type = int_sockopt(fd, SOL_SOCKET, SO_TYPE);
       const bool ip = ::getsockname(fd, reinterpret_cast<sockaddr*>(&me), &ml) == 0 &&
                       (me.ss_family == AF_INET || me.ss_family == AF_INET6);
       const bool connected = ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &pl) == 0;
@@ -85,10 +81,11 @@ std::vector<SockOpts> data_sockets(pid_t top, uint16_t control) {
           ip && !control_conn && ((s.type == SOCK_STREAM && connected) || s.type == SOCK_DGRAM);
       if (wanted) {
         const bool v6 = me.ss_family == AF_INET6;
-        s.tos = v6 ? int_opt(fd, IPPROTO_IPV6, IPV6_TCLASS) : int_opt(fd, IPPROTO_IP, IP_TOS);
-        s.priority = int_opt(fd, SOL_SOCKET, SO_PRIORITY);
-        s.keepalive = int_opt(fd, SOL_SOCKET, SO_KEEPALIVE);
-        if (s.type == SOCK_STREAM) s.cork = int_opt(fd, IPPROTO_TCP, TCP_CORK);
+        s.tos =
+            v6 ? int_sockopt(fd, IPPROTO_IPV6, IPV6_TCLASS) : int_sockopt(fd, IPPROTO_IP, IP_TOS);
+        s.priority = int_sockopt(fd, SOL_SOCKET, SO_PRIORITY);
+        s.keepalive = int_sockopt(fd, SOL_SOCKET, SO_KEEPALIVE);
+        if (s.type == SOCK_STREAM) s.cork = int_sockopt(fd, IPPROTO_TCP, TCP_CORK);
         found.push_back(s);
       }
       ::close(fd);
@@ -264,7 +261,7 @@ TEST(NetperfReadBack, RealNetperfAgainstFlowperfNetserver) {
   Netserver server(kDir + "/netserver");
   ASSERT_NE(server.port(), 0);
   for (const char* test : {"TCP_STREAM", "UDP_RR"})
-    run_and_check(netperf_bin(), server.pid(), server.port(), test, true, false);
+    run_and_check(real_netperf(), server.pid(), server.port(), test, true, false);
 }
 
 // -A travels in the request, for a real netserver to align its buffers: a

@@ -14,11 +14,12 @@
 
 #include "e2e/daemons.h"
 #include "e2e/netperf_peers.h"
+#include "support/paths.h"
 
 namespace flowperf::testing {
 namespace {
 
-const std::string kDir = FLOWPERF_BIN_DIR;
+const std::string kDir = ::flowperf::testing::bin_dir();
 constexpr int kClients = 50;
 
 // One client's result line with -P 0: local send and receive socket sizes,
@@ -55,7 +56,7 @@ TEST(NetperfSeed001, FiftyClientsAgainstADetachedNetserver) {
 
   std::vector<std::unique_ptr<Process>> clients;
   for (int i = 0; i < kClients; ++i) {
-    const std::string netperf = i % 2 ? netperf_bin() : kDir + "/netperf";
+    const std::string netperf = i % 2 ? real_netperf() : kDir + "/netperf";
     clients.push_back(std::make_unique<Process>(
         std::vector<std::string>{netperf, "-H", "127.0.0.1", "-p", port, "-l", "2", "-t", "TCP_RR",
                                  "-P", "0", "--", "-r", "38,38"}));

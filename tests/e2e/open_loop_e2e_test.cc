@@ -15,8 +15,9 @@
 #include <thread>
 #include <vector>
 
-#include "e2e/process.h"
 #include "measure/histogram_json.h"
+#include "support/paths.h"
+#include "support/process.h"
 
 namespace flowperf::testing {
 namespace {
@@ -24,7 +25,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-const std::string kBin = FLOWPERF_BIN;
+const std::string kBin = ::flowperf::testing::flowperf_bin();
 
 // A server of its own per test: some tests stop it.
 class OpenLoop : public ::testing::Test {

@@ -15,7 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "e2e/process.h"
+#include "support/paths.h"
+#include "support/process.h"
 
 namespace flowperf::testing {
 namespace {
@@ -23,7 +24,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-const std::string kBin = FLOWPERF_BIN;
+const std::string kBin = ::flowperf::testing::flowperf_bin();
 
 // A `flowperf server` on an ephemeral port of 127.0.0.1. prefix: run it
 // under `sh -c "<prefix>; exec flowperf server ..."` (e.g. a ulimit).

@@ -21,14 +21,15 @@
 #include <vector>
 
 #include "e2e/iperf3_peers.h"
-#include "e2e/process.h"
-#include "e2e/temp_dir.h"
+#include "support/paths.h"
+#include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace flowperf::testing {
 namespace {
 
 namespace fs = std::filesystem;
-const std::string kFlowperf = FLOWPERF_BIN;
+const std::string kFlowperf = ::flowperf::testing::flowperf_bin();
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "e2e/served.h"
+#include "support/paths.h"
 
 namespace flowperf::testing {
 namespace {
@@ -24,7 +25,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-const std::string kBin = FLOWPERF_BIN;
+const std::string kBin = ::flowperf::testing::flowperf_bin();
 
 class Probe : public ServedSuite {
  protected:

@@ -18,45 +18,29 @@
 #include <vector>
 
 #include "core/version.h"
-#include "e2e/process.h"
+#include "support/net.h"
+#include "support/paths.h"
+#include "support/ports.h"
+#include "support/process.h"
 
 namespace flowperf {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::can_connect;
+using testing::connect_loopback;
+using testing::free_port;
 using testing::Outcome;
 using testing::Process;
+using testing::wait_accepting;
 
-const std::string kQperf = std::string(FLOWPERF_BIN_DIR) + "/qperf";
-
-uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-bool accepts_connections(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
-}
+const std::string kQperf = ::flowperf::testing::personality("qperf");
 
 // A qperf server on its own port, stopped (SIGTERM) when it goes.
 class Server {
  public:
   Server() : port_(free_port()), proc_({kQperf, "-lp", std::to_string(port_)}) {
-    for (int i = 0; i < 250 && !accepts_connections(port_); ++i) std::this_thread::sleep_for(20ms);
+    wait_accepting(port_);
   }
   ~Server() {
     if (exited_) return;
@@ -464,7 +448,8 @@ TEST_F(QperfE2e, UnusedAndUnappliedOptionsWarn) {
 TEST_F(QperfE2e, RunsUnderTheFlowperfName) {
   Outcome o = qperf({"127.0.0.1", "-lp", port(), "-t", "1", "tcp_lat"});
   ASSERT_EQ(o.exit_code, 0);
-  Process p({FLOWPERF_BIN, "qperf", "127.0.0.1", "-lp", port(), "-t", "1", "tcp_lat"});
+  Process p({::flowperf::testing::flowperf_bin(), "qperf", "127.0.0.1", "-lp", port(), "-t", "1",
+             "tcp_lat"});
   Outcome f = p.wait(30s);
   ASSERT_EQ(f.exit_code, 0) << f.err;
   auto bs = blocks(f.out);
@@ -555,7 +540,7 @@ TEST(QperfErrors, WaitServerWaitsForALateServer) {
 
 TEST(QperfServer, QuitStopsTheServer) {
   Server server;
-  ASSERT_TRUE(accepts_connections(server.port()));
+  ASSERT_TRUE(can_connect(server.port()));
   Outcome o = qperf({"127.0.0.1", "-lp", std::to_string(server.port()), "quit"});
   EXPECT_EQ(o.exit_code, 0) << o.err;
   EXPECT_EQ(o.out, "quit:\n");
@@ -563,12 +548,12 @@ TEST(QperfServer, QuitStopsTheServer) {
   EXPECT_FALSE(s.timed_out);
   EXPECT_EQ(s.exit_code, 0);
   EXPECT_EQ(s.out, "");  // qperf's server says nothing
-  EXPECT_FALSE(accepts_connections(server.port()));
+  EXPECT_FALSE(can_connect(server.port()));
 }
 
 TEST(QperfServer, StopsOnSigterm) {
   Server server;
-  ASSERT_TRUE(accepts_connections(server.port()));
+  ASSERT_TRUE(can_connect(server.port()));
   server.signal(SIGTERM);
   Outcome s = server.wait_exit(10s);
   EXPECT_FALSE(s.timed_out);

@@ -25,62 +25,37 @@
 #include <thread>
 #include <vector>
 
-#include "e2e/process.h"
+#include "support/net.h"
+#include "support/paths.h"
+#include "support/peers.h"
+#include "support/ports.h"
+#include "support/process.h"
 
 namespace flowperf {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::can_connect;
+using testing::connect_loopback;
+using testing::executable;
+using testing::free_port;
 using testing::Outcome;
 using testing::Process;
+using testing::real_iperf3;
+using testing::real_netserver;
+using testing::real_qperf;
+using testing::wait_accepting;
 
-const std::string kFlowQperf = std::string(FLOWPERF_BIN_DIR) + "/qperf";
-std::string real_qperf() {
-  const char* p = std::getenv("QPERF_PEER");
-  return p && *p ? p : "/usr/bin/qperf";
-}
-bool have_real_qperf() { return ::access(real_qperf().c_str(), X_OK) == 0; }
-
-// In CI (CI set) a missing qperf fails: setup installs it.
-#define REQUIRE_QPERF()                                                     \
-  if (!have_real_qperf()) {                                                 \
-    if (std::getenv("CI")) FAIL() << "no real qperf at " << real_qperf();   \
-    GTEST_SKIP() << "no real qperf at " << real_qperf()                     \
-                 << " (apt-get install qperf, or point QPERF_PEER at one)"; \
-  }
-
+const std::string kFlowQperf = ::flowperf::testing::personality("qperf");
 enum class Side { kReal, kFlow };
 const char* name(Side s) { return s == Side::kReal ? "qperf" : "flowperf"; }
 std::string binary(Side s) { return s == Side::kReal ? real_qperf() : kFlowQperf; }
-
-uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), len);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-bool accepts(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
-}
 
 // A qperf server (real or ours) on its own port.
 class Server {
  public:
   explicit Server(Side s) : port_(free_port()), proc_({binary(s), "-lp", std::to_string(port_)}) {
-    for (int i = 0; i < 250 && !accepts(port_); ++i) std::this_thread::sleep_for(20ms);
+    wait_accepting(port_);
   }
   ~Server() {
     if (exited_) return;
@@ -349,12 +324,10 @@ TEST(QperfInterop, ServerErrorsReachTheClientInQperfsWords) {
   }
 }
 
-int connect_to(uint16_t port);
-
 // Sends a request for test `index` and reads qperf's error channel back:
 // the '?' as urgent data, then the text up to the server's close.
 std::string refusal_for(uint16_t port, uint8_t index) {
-  const int c = connect_to(port);
+  const int c = connect_loopback(port).release();
   if (c < 0) return "(no connection)";
   std::array<uint8_t, 200> req{};
   req[2] = 4;
@@ -383,7 +356,7 @@ TEST(QperfInterop, RdmaTestsAreRefusedByOurServerAsQperfWithoutRdma) {
   EXPECT_EQ(refusal_for(port, 4),
             "sctp_bw is not supported by this server (flowperf serves conf, quit, tcp_bw, "
             "tcp_lat, udp_bw and udp_lat)");
-  if (!have_real_qperf()) return;
+  if (!executable(real_qperf())) return;
   // Debian's client fails too (exit 1); what it prints races between our
   // "server: bad request index: 13" and its own "failed to find any
   // InfiniBand devices" (seen both ways on this machine), so only the exit
@@ -410,22 +383,9 @@ TEST(QperfInterop, QuitStopsEitherServer) {
 
 // ---- the data-accept timeout -----------------------------------------------------------
 
-int connect_to(uint16_t port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
 TEST(QperfInterop, AClientThatVanishesAfterThePortDoesNotWedgeOurServer) {
   Server server(Side::kFlow);
-  const int c = connect_to(static_cast<uint16_t>(std::stoi(server.port())));
+  const int c = connect_loopback(static_cast<uint16_t>(std::stoi(server.port()))).release();
   ASSERT_GE(c, 0);
   // tcp_bw, msg_size 64K, time 2, timeout 1 (qperf-wire.md §3).
   std::array<uint8_t, 200> req{};
@@ -442,7 +402,7 @@ TEST(QperfInterop, AClientThatVanishesAfterThePortDoesNotWedgeOurServer) {
   // The client never connects there; after its timeout (1 s) the server
   // gives the port up (qperf's own server would block in accept for ever).
   std::this_thread::sleep_for(2500ms);
-  EXPECT_FALSE(accepts(data_port)) << "the server still listens on the abandoned data port";
+  EXPECT_FALSE(can_connect(data_port)) << "the server still listens on the abandoned data port";
   ::close(c);
   Outcome o = client(Side::kFlow, server.port(), {"-t", "1", "tcp_lat"}, 30s);
   EXPECT_EQ(o.exit_code, 0) << o.err;
@@ -510,20 +470,18 @@ TEST(QperfInterop, ForeignServersGetOneLineAndExitOne) {
     Outcome o = client(Side::kFlow, fake.port(), {"-to", "2", "tcp_bw"}, 30s);
     expect_one_line_naming(o, fake.port(), "fake " + std::to_string(static_cast<int>(d)));
   }
-  if (::access("/usr/bin/iperf3", X_OK) == 0) {
+  if (executable(real_iperf3())) {
     const std::string port = std::to_string(free_port());
-    Process iperf3({"/usr/bin/iperf3", "-s", "-p", port, "-1"});
-    for (int i = 0; i < 250 && !accepts(static_cast<uint16_t>(std::stoi(port))); ++i)
-      std::this_thread::sleep_for(20ms);
+    Process iperf3({real_iperf3(), "-s", "-p", port, "-1"});
+    wait_accepting(static_cast<uint16_t>(std::stoi(port)));
     Outcome o = client(Side::kFlow, port, {"-to", "2", "tcp_bw"}, 30s);
     expect_one_line_naming(o, port, "iperf3 -s");
   }
-  const std::string netserver = "/tmp/peers/bin/netserver";
-  if (::access(netserver.c_str(), X_OK) == 0) {
+  const std::string netserver = real_netserver();
+  if (executable(netserver)) {
     const std::string port = std::to_string(free_port());
     Process ns({netserver, "-D", "-p", port});
-    for (int i = 0; i < 250 && !accepts(static_cast<uint16_t>(std::stoi(port))); ++i)
-      std::this_thread::sleep_for(20ms);
+    wait_accepting(static_cast<uint16_t>(std::stoi(port)));
     Outcome o = client(Side::kFlow, port, {"-to", "2", "tcp_lat"}, 30s);
     expect_one_line_naming(o, port, "netserver");
   }

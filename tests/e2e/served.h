@@ -7,14 +7,16 @@
 #include <string>
 #include <vector>
 
-#include "e2e/process.h"
+#include "support/paths.h"
+#include "support/process.h"
 
 namespace flowperf::testing {
 
 class ServedSuite : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    server_ = new Process({FLOWPERF_BIN, "server", "-p", "0", "-B", "127.0.0.1"});
+    server_ =
+        new Process({::flowperf::testing::flowperf_bin(), "server", "-p", "0", "-B", "127.0.0.1"});
     port_ = announced_port(*server_);
   }
   static void TearDownTestSuite() {
@@ -25,7 +27,8 @@ class ServedSuite : public ::testing::Test {
 
   // A flowperf client's command line against the server, then `args`.
   static std::vector<std::string> argv(std::vector<std::string> args) {
-    std::vector<std::string> a = {FLOWPERF_BIN, "-H", "127.0.0.1", "-p", port_};
+    std::vector<std::string> a = {::flowperf::testing::flowperf_bin(), "-H", "127.0.0.1", "-p",
+                                  port_};
     a.insert(a.end(), args.begin(), args.end());
     return a;
   }

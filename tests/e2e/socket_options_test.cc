@@ -36,15 +36,16 @@
 #include <string>
 #include <vector>
 
-#include "e2e/process.h"
+#include "support/paths.h"
+#include "support/process.h"
 
 namespace flowperf::testing {
 namespace {
 
 using namespace std::chrono_literals;
 
-const std::string kBin = FLOWPERF_BIN;
-const std::string kDir = FLOWPERF_BIN_DIR;
+const std::string kBin = ::flowperf::testing::flowperf_bin();
+const std::string kDir = ::flowperf::testing::bin_dir();
 constexpr const char* kCc = "reno";  // not the usual default (cubic, bbr), so its effect shows
 constexpr const char* kTos = "0x20";
 constexpr const char* kPriority = "3";

@@ -16,11 +16,12 @@
 #include <thread>
 
 #include "netns/netns.h"
+#include "support/paths.h"
 
 namespace flowperf::testing::netns {
 namespace {
 
-const std::string kDir = FLOWPERF_BIN_DIR;
+const std::string kDir = ::flowperf::testing::bin_dir();
 const std::string kPort = "12865";
 constexpr const char* kTable = "flowperf_dscp";
 

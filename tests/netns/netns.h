@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "e2e/process.h"
+#include "support/process.h"
 
 namespace flowperf::testing::netns {
 

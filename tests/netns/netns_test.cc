@@ -28,7 +28,8 @@
 #include <utility>
 #include <vector>
 
-#include "e2e/process.h"
+#include "support/paths.h"
+#include "support/process.h"
 
 namespace flowperf::testing::netns {
 namespace {
@@ -36,7 +37,7 @@ namespace {
 using nlohmann::json;
 using Counters = std::map<std::string, uint64_t>;
 
-const std::string kBin = FLOWPERF_BIN;
+const std::string kBin = ::flowperf::testing::flowperf_bin();
 const std::string kPort = "12865", kPort6 = "12866";
 const std::string kServer4 = "10.77.0.1", kServer6 = "fd77::1";
 

@@ -12,16 +12,10 @@
 #include "net/fd.h"
 #include "net/socket.h"
 #include "spec/test_spec.h"
+#include "support/net.h"
 
 namespace flowperf::net {
 namespace {
-
-int get_int(int fd, int level, int name) {
-  int v = -1;
-  socklen_t len = sizeof v;
-  EXPECT_EQ(::getsockopt(fd, level, name, &v, &len), 0);
-  return v;
-}
 
 std::string get_cc(int fd) {
   char name[32] = {};
@@ -74,15 +68,15 @@ TEST(ApplySocketOptions, MssPacingAndDontFragmentReachTheSocket) {
     }
     const SocketOptionErrors e = apply_socket_options(fd.get(), o);
     EXPECT_FALSE(e.any()) << describe(e, o);
-    EXPECT_EQ(get_int(fd.get(), IPPROTO_TCP, TCP_MAXSEG), 1200);
+    EXPECT_EQ(testing::int_sockopt(fd.get(), IPPROTO_TCP, TCP_MAXSEG), 1200);
     uint64_t rate = 0;
     socklen_t len = sizeof rate;
     ASSERT_EQ(::getsockopt(fd.get(), SOL_SOCKET, SO_MAX_PACING_RATE, &rate, &len), 0);
     EXPECT_EQ(rate, 12500000u);
     if (family == AF_INET)
-      EXPECT_EQ(get_int(fd.get(), IPPROTO_IP, IP_MTU_DISCOVER), IP_PMTUDISC_DO);
+      EXPECT_EQ(testing::int_sockopt(fd.get(), IPPROTO_IP, IP_MTU_DISCOVER), IP_PMTUDISC_DO);
     else
-      EXPECT_EQ(get_int(fd.get(), IPPROTO_IPV6, IPV6_MTU_DISCOVER), IPV6_PMTUDISC_DO);
+      EXPECT_EQ(testing::int_sockopt(fd.get(), IPPROTO_IPV6, IPV6_MTU_DISCOVER), IPV6_PMTUDISC_DO);
   }
 }
 
@@ -120,14 +114,14 @@ TEST(ApplySocketOptions, EveryOptionReachesTheSocket) {
     EXPECT_FALSE(e.any()) << describe(e, o);
     EXPECT_GE(get_sndbuf(fd.get()), 100000);
     EXPECT_GE(get_rcvbuf(fd.get()), 120000);
-    EXPECT_EQ(get_int(fd.get(), IPPROTO_TCP, TCP_NODELAY), 1);
-    EXPECT_EQ(get_int(fd.get(), IPPROTO_TCP, TCP_CORK), 1);
-    EXPECT_EQ(get_int(fd.get(), SOL_SOCKET, SO_KEEPALIVE), 1);
-    EXPECT_EQ(get_int(fd.get(), SOL_SOCKET, SO_PRIORITY), 3);
+    EXPECT_EQ(testing::int_sockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY), 1);
+    EXPECT_EQ(testing::int_sockopt(fd.get(), IPPROTO_TCP, TCP_CORK), 1);
+    EXPECT_EQ(testing::int_sockopt(fd.get(), SOL_SOCKET, SO_KEEPALIVE), 1);
+    EXPECT_EQ(testing::int_sockopt(fd.get(), SOL_SOCKET, SO_PRIORITY), 3);
     if (family == AF_INET)
-      EXPECT_EQ(get_int(fd.get(), IPPROTO_IP, IP_TOS), 0x20);
+      EXPECT_EQ(testing::int_sockopt(fd.get(), IPPROTO_IP, IP_TOS), 0x20);
     else
-      EXPECT_EQ(get_int(fd.get(), IPPROTO_IPV6, IPV6_TCLASS), 0x20);
+      EXPECT_EQ(testing::int_sockopt(fd.get(), IPPROTO_IPV6, IPV6_TCLASS), 0x20);
     EXPECT_EQ(get_cc(fd.get()), "reno");
   }
 }
@@ -141,21 +135,21 @@ TEST(ApplySocketOptions, PriorityStandsWhateverTheTos) {
     o.tos = tos;
     o.priority = 0;
     EXPECT_FALSE(apply_socket_options(fd.get(), o).any());
-    EXPECT_EQ(get_int(fd.get(), SOL_SOCKET, SO_PRIORITY), 0) << tos;
-    EXPECT_EQ(get_int(fd.get(), IPPROTO_IP, IP_TOS), tos);
+    EXPECT_EQ(testing::int_sockopt(fd.get(), SOL_SOCKET, SO_PRIORITY), 0) << tos;
+    EXPECT_EQ(testing::int_sockopt(fd.get(), IPPROTO_IP, IP_TOS), tos);
   }
 }
 
 TEST(ApplySocketOptions, NothingAskedLeavesTheSocketAlone) {
   Fd fd = tcp_socket();
-  const int tos = get_int(fd.get(), IPPROTO_IP, IP_TOS);
-  const int prio = get_int(fd.get(), SOL_SOCKET, SO_PRIORITY);
+  const int tos = testing::int_sockopt(fd.get(), IPPROTO_IP, IP_TOS);
+  const int prio = testing::int_sockopt(fd.get(), SOL_SOCKET, SO_PRIORITY);
   const std::string cc = get_cc(fd.get());
   EXPECT_FALSE(apply_socket_options(fd.get(), SocketOptions{}).any());
-  EXPECT_EQ(get_int(fd.get(), IPPROTO_IP, IP_TOS), tos);
-  EXPECT_EQ(get_int(fd.get(), SOL_SOCKET, SO_PRIORITY), prio);
+  EXPECT_EQ(testing::int_sockopt(fd.get(), IPPROTO_IP, IP_TOS), tos);
+  EXPECT_EQ(testing::int_sockopt(fd.get(), SOL_SOCKET, SO_PRIORITY), prio);
   EXPECT_EQ(get_cc(fd.get()), cc);
-  EXPECT_EQ(get_int(fd.get(), IPPROTO_TCP, TCP_NODELAY), 0);
+  EXPECT_EQ(testing::int_sockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY), 0);
 }
 
 TEST(ApplySocketOptions, FailuresAreNamedAndTheRestStillSet) {
@@ -166,7 +160,7 @@ TEST(ApplySocketOptions, FailuresAreNamedAndTheRestStillSet) {
   const SocketOptionErrors e = apply_socket_options(fd.get(), o);
   EXPECT_NE(e.congestion, 0);
   EXPECT_EQ(e.tos, 0);
-  EXPECT_EQ(get_int(fd.get(), IPPROTO_IP, IP_TOS), 0x10);
+  EXPECT_EQ(testing::int_sockopt(fd.get(), IPPROTO_IP, IP_TOS), 0x10);
   const std::string text = describe(e, o);
   EXPECT_EQ(text.rfind("cannot use congestion control 'nosuchcc': ", 0), 0u) << text;
   EXPECT_NE(text.find("this kernel has:"), std::string::npos) << text;

@@ -15,6 +15,7 @@
 #include "monitor/config.h"
 #include "monitor/http.h"
 #include "monitor/metrics.h"
+#include "support/paths.h"
 
 namespace flowperf::monitor {
 namespace {
@@ -246,7 +247,7 @@ TEST(MonitorDashboard, QueriesNameOnlyServedMetrics) {
   for (std::string line; std::getline(text, line);)
     if (!line.empty() && line[0] != '#') served.insert(line.substr(0, line.find_first_of("{ ")));
 
-  std::ifstream f(std::string(FLOWPERF_SOURCE_DIR) + "/packaging/grafana/flowperf-dashboard.json");
+  std::ifstream f(::flowperf::testing::source_dir() + "/packaging/grafana/flowperf-dashboard.json");
   ASSERT_TRUE(f) << "no dashboard";
   const std::string dashboard((std::istreambuf_iterator<char>(f)),
                               std::istreambuf_iterator<char>());

@@ -18,10 +18,10 @@
 #include <thread>
 
 #include "core/error.h"
-#include "e2e/temp_dir.h"
 #include "net/socket.h"
 #include "session/controller.h"
 #include "session/server.h"
+#include "support/temp_dir.h"
 
 namespace flowperf::session {
 namespace {

@@ -20,28 +20,10 @@
 #include "engine/rr_flows.h"
 #include "engine/stream_flows.h"
 #include "net/fd.h"
+#include "support/net.h"
 
 namespace flowperf::engine {
 namespace {
-
-// Two UDP sockets on 127.0.0.1 connected to each other.
-void udp_pair(net::Fd& a, net::Fd& b) {
-  int sv[2];
-  sockaddr_in addr[2]{};
-  for (int i = 0; i < 2; ++i) {
-    sv[i] = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    ASSERT_GE(sv[i], 0);
-    addr[i].sin_family = AF_INET;
-    addr[i].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr[i];
-    ASSERT_EQ(::bind(sv[i], reinterpret_cast<sockaddr*>(&addr[i]), sizeof addr[i]), 0);
-    ASSERT_EQ(::getsockname(sv[i], reinterpret_cast<sockaddr*>(&addr[i]), &len), 0);
-  }
-  ASSERT_EQ(::connect(sv[0], reinterpret_cast<sockaddr*>(&addr[1]), sizeof addr[1]), 0);
-  ASSERT_EQ(::connect(sv[1], reinterpret_cast<sockaddr*>(&addr[0]), sizeof addr[0]), 0);
-  a = net::Fd(sv[0]);
-  b = net::Fd(sv[1]);
-}
 
 // Sends n datagrams of `size` bytes, each starting with its sequence number.
 void send_datagrams(int fd, uint64_t n, uint32_t size) {
@@ -91,7 +73,7 @@ class UdpDrain : public ::testing::TestWithParam<Told> {};
 
 TEST_P(UdpDrain, StreamReceiverEndsOnlyWhenEverythingSentIsIn) {
   net::Fd rx, tx;
-  udp_pair(rx, tx);
+  ASSERT_TRUE(testing::udp_pair(rx, tx));
   const int sender = tx.get();
   UdpRecvFlow flow(std::move(rx), 64);
   send_datagrams(sender, 5, 64);
@@ -105,7 +87,7 @@ TEST_P(UdpDrain, StreamReceiverEndsOnlyWhenEverythingSentIsIn) {
 
 TEST_P(UdpDrain, RrServerEndsOnlyWhenEveryRequestIsIn) {
   net::Fd server, client;
-  udp_pair(server, client);
+  ASSERT_TRUE(testing::udp_pair(server, client));
   const int c = client.get();
   UdpRrServerFlow flow(std::move(server), 8, 8);
   send_datagrams(c, 7, 8);

@@ -13,27 +13,10 @@
 
 #include "engine/stream_flows.h"
 #include "net/fd.h"
+#include "support/net.h"
 
 namespace flowperf::engine {
 namespace {
-
-void udp_pair(net::Fd& a, net::Fd& b) {
-  int sv[2];
-  sockaddr_in addr[2]{};
-  for (int i = 0; i < 2; ++i) {
-    sv[i] = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    ASSERT_GE(sv[i], 0);
-    addr[i].sin_family = AF_INET;
-    addr[i].sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr[i];
-    ASSERT_EQ(::bind(sv[i], reinterpret_cast<sockaddr*>(&addr[i]), sizeof addr[i]), 0);
-    ASSERT_EQ(::getsockname(sv[i], reinterpret_cast<sockaddr*>(&addr[i]), &len), 0);
-  }
-  ASSERT_EQ(::connect(sv[0], reinterpret_cast<sockaddr*>(&addr[1]), sizeof addr[1]), 0);
-  ASSERT_EQ(::connect(sv[1], reinterpret_cast<sockaddr*>(&addr[0]), sizeof addr[0]), 0);
-  a = net::Fd(sv[0]);
-  b = net::Fd(sv[1]);
-}
 
 uint32_t be32(const char* p) {
   uint32_t v;
@@ -44,7 +27,7 @@ uint32_t be32(const char* p) {
 TEST(UdpHeader, SenderWritesIperf3Layout) {
   for (bool wide : {false, true}) {
     net::Fd a, b;
-    udp_pair(a, b);
+    ASSERT_TRUE(testing::udp_pair(a, b));
     const int peer = b.get();
     UdpSendFlow send(std::move(a), 64, 3 * 64, 0);
     send.header = wide ? UdpHeader::kIperf3Wide : UdpHeader::kIperf3;
@@ -70,7 +53,7 @@ TEST(UdpHeader, SenderWritesIperf3Layout) {
 
 TEST(UdpHeader, ReceiverReadsRecordedLayout) {
   net::Fd a, b;
-  udp_pair(a, b);
+  ASSERT_TRUE(testing::udp_pair(a, b));
   const int sender = a.get();
   UdpRecvFlow recv(std::move(b), 64);
   recv.header = UdpHeader::kIperf3;
@@ -103,7 +86,7 @@ TEST(UdpHeader, ReceiverReadsRecordedLayout) {
 // (no sequence, so no loss, order or jitter).
 TEST(UdpHeader, NoHeaderLeavesThePayloadAlone) {
   net::Fd a, b;
-  udp_pair(a, b);
+  ASSERT_TRUE(testing::udp_pair(a, b));
   const int peer = b.get();
   UdpSendFlow send(std::move(a), 64, 2 * 64, 0, {}, "q");
   send.header = UdpHeader::kNone;
@@ -115,7 +98,7 @@ TEST(UdpHeader, NoHeaderLeavesThePayloadAlone) {
     EXPECT_EQ(std::string(d, sizeof d), std::string(64, 'q'));
   }
   net::Fd c, e;
-  udp_pair(c, e);
+  ASSERT_TRUE(testing::udp_pair(c, e));
   const int sender = c.get();
   UdpRecvFlow recv(std::move(e), 64);
   recv.header = UdpHeader::kNone;
@@ -140,7 +123,7 @@ TEST(UdpHeader, NoHeaderLeavesThePayloadAlone) {
 TEST(UdpBurst, SendsABurstThenWaits) {
   for (uint32_t burst : {0u, 5u}) {
     net::Fd a, b;
-    udp_pair(a, b);
+    ASSERT_TRUE(testing::udp_pair(a, b));
     const int peer = b.get();
     UdpSendFlow send(std::move(a), 64, 0, 512);
     send.burst = burst;
