@@ -25,6 +25,7 @@
 #include "net/fd.h"
 #include "proto/iperf3_wire.h"
 #include "support/paths.h"
+#include "support/temp_dir.h"
 
 namespace flowperf::testing {
 namespace {
@@ -42,9 +43,8 @@ class Iperf3Auth : public ::testing::TestWithParam<Side> {
  protected:
   static void SetUpTestSuite() {
     if (::access(kOpenssl, X_OK) != 0) return;
-    char tmpl[] = "/tmp/iperf3_auth_e2e.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = new std::string(tmpl);
+    dir_ = new TempDir("iperf3_auth_e2e");
+    ASSERT_FALSE(dir_->path().empty());
     ASSERT_EQ(run({kOpenssl, "genrsa", "-out", file("private.pem"), "2048"}).exit_code, 0);
     ASSERT_EQ(run({kOpenssl, "rsa", "-in", file("private.pem"), "-outform", "PEM", "-pubout",
                    "-out", file("public.pem")})
@@ -55,13 +55,11 @@ class Iperf3Auth : public ::testing::TestWithParam<Side> {
     std::ofstream(file("users.csv")) << "# flowperf e2e\nmario," << hash.out.substr(0, 64) << "\n";
   }
   static void TearDownTestSuite() {
-    if (!dir_) return;
-    std::filesystem::remove_all(*dir_);
     delete dir_;
     dir_ = nullptr;
   }
   static Outcome run(std::vector<std::string> argv) { return Process(argv).wait(30s); }
-  static std::string file(const std::string& name) { return *dir_ + "/" + name; }
+  static std::string file(const std::string& name) { return *dir_ / name; }
 
   static std::vector<std::string> server_auth() {
     return {"--rsa-private-key-path", file("private.pem"), "--authorized-users-path",
@@ -93,9 +91,9 @@ class Iperf3Auth : public ::testing::TestWithParam<Side> {
     a.insert(a.end(), rest.begin(), rest.end());
     return a;
   }
-  static std::string* dir_;
+  static TempDir* dir_;
 };
-std::string* Iperf3Auth::dir_ = nullptr;
+TempDir* Iperf3Auth::dir_ = nullptr;
 
 // The received bytes of a -J run, or -1.
 double received_bytes(const Outcome& o) {

@@ -25,6 +25,7 @@
 #include "support/net.h"
 #include "support/paths.h"
 #include "support/ports.h"
+#include "support/temp_dir.h"
 
 namespace flowperf::testing {
 namespace {
@@ -85,11 +86,11 @@ class Monitor : public ServedSuite {
  protected:
   void SetUp() override {
     ServedSuite::SetUp();
-    char dir[] = "/tmp/flowperf-monitor-XXXXXX";
-    ASSERT_TRUE(::mkdtemp(dir));
-    dir_ = dir;
+    tmp_ = std::make_unique<TempDir>("flowperf-monitor");
+    dir_ = tmp_->path().string();
+    ASSERT_FALSE(dir_.empty());
   }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  void TearDown() override { tmp_.reset(); }
 
   std::string write(const std::string& name, const std::string& text) {
     const std::string path = dir_ + "/" + name;
@@ -103,6 +104,7 @@ class Monitor : public ServedSuite {
            "\n    every: " + every + "\n    jitter: 0\n    tests:\n" + tests;
   }
 
+  std::unique_ptr<TempDir> tmp_;
   std::string dir_;
 };
 

@@ -25,7 +25,9 @@
 
 #include "e2e/daemons.h"
 #include "support/paths.h"
+#include "support/ports.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace flowperf::testing {
 namespace {
@@ -750,18 +752,20 @@ void expect_idle(pid_t pid, const char* when) {
 }
 
 TEST(NetserverCli, DetachesLikeNetserver) {
-  // A port nothing uses: bind to 0 with a throwaway foreground server first.
-  std::string port;
-  {
-    Netserver probe;
-    port = probe.port();
-  }
-  ASSERT_FALSE(port.empty());
+  const std::string port = std::to_string(free_port());
+  ASSERT_NE(port, "0");
   Outcome started = Process({kNetserver, "-p", port, "-L", "127.0.0.1"}).wait(10s);
   ASSERT_EQ(started.exit_code, 0) << started.err;
   EXPECT_EQ(started.out,
             "Starting netserver with host '127.0.0.1' port '" + port + "' and family AF_UNSPEC\n");
   pid_t daemon = -1;
+  // The daemon is not our child: killed here if the test stops early.
+  struct KillOnExit {
+    pid_t& pid;
+    ~KillOnExit() {
+      if (pid > 0) ::kill(pid, SIGKILL);
+    }
+  } guard{daemon};
   for (int i = 0; i < 50 && daemon < 0; ++i) {
     daemon = find_daemon(port);
     if (daemon < 0) std::this_thread::sleep_for(100ms);
@@ -776,6 +780,7 @@ TEST(NetserverCli, DetachesLikeNetserver) {
   ::kill(daemon, SIGTERM);
   for (int i = 0; i < 50 && ::kill(daemon, 0) == 0; ++i) std::this_thread::sleep_for(100ms);
   EXPECT_NE(::kill(daemon, 0), 0) << "netserver did not stop on SIGTERM";
+  if (::kill(daemon, 0) != 0) daemon = -1;  // gone: nothing for the guard to kill
 }
 
 TEST(NetserverCli, StartLines) {
@@ -831,7 +836,8 @@ TEST_F(NetperfCli, DataOptionsAreApplied) {
       << o.err;
   // Our fill file fills our sends; one that cannot be read stops the test
   // before it starts.
-  const std::string fill = ::testing::TempDir() + "netperf_fill";
+  TempDir dir;
+  const std::string fill = dir / "netperf_fill";
   std::ofstream(fill) << "flowperf fill pattern";
   for (const char* test : {"TCP_STREAM", "TCP_RR", "UDP_RR", "TCP_CRR"}) {
     o = netperf({"-t", test, "-l", "-50", "-F", fill});

@@ -32,6 +32,7 @@
 #include "proto/netperf_wire.h"
 #include "session/netperf_client.h"
 #include "session/server.h"
+#include "support/log_file.h"
 #include "support/net.h"
 #include "support/paths.h"
 #include "support/peers.h"
@@ -87,32 +88,17 @@ class InProcessServer {
     c.bind_host = "127.0.0.1";
     c.port = 0;
     c.max_tests = max_tests;
-    c.log = log_ = std::tmpfile();
+    c.log = log_.file();
     server_ = std::make_unique<session::Server>(c);
     server_->bind();
     server_->start_background();
   }
-  ~InProcessServer() {
-    server_->stop();
-    std::fclose(log_);
-  }
+  ~InProcessServer() { server_->stop(); }
   uint16_t port() const { return server_->port(); }
-  std::string log() const {
-    // Locked so the server cannot write between the rewind and the read
-    // (it would overwrite the start); the read leaves the position at the end.
-    ::flockfile(log_);
-    std::fflush(log_);
-    std::rewind(log_);
-    std::string s;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, log_)) > 0) s.append(buf, n);
-    ::funlockfile(log_);
-    return s;
-  }
+  std::string log() const { return log_.text(); }
 
  private:
-  std::FILE* log_;
+  LogFile log_;  // before server_: it outlives the server that writes to it
   std::unique_ptr<session::Server> server_;
 };
 

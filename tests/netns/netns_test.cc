@@ -30,6 +30,7 @@
 
 #include "support/paths.h"
 #include "support/process.h"
+#include "support/temp_dir.h"
 
 namespace flowperf::testing::netns {
 namespace {
@@ -914,9 +915,8 @@ TEST_F(Netns, ACubicStreamFillsTheQueueAndTheProbeWaitsInIt) {
 TEST_F(Netns, TheMonitorCountsABlackHoledTargetAndKeepsTheOthersSchedule) {
   if (!have("nft")) GTEST_SKIP() << "nft is not installed (Debian package nftables)";
   drop_on_input(net_->a, "tcp dport 12899", 100);
-  char dir[] = "/tmp/flowperf-netns-monitor-XXXXXX";
-  ASSERT_TRUE(::mkdtemp(dir));
-  const std::string cfg = std::string(dir) + "/m.yaml";
+  TempDir dir("flowperf-netns-monitor");
+  const std::string cfg = dir / "m.yaml";
   {
     std::FILE* f = std::fopen(cfg.c_str(), "w");
     ASSERT_TRUE(f);
@@ -939,8 +939,6 @@ TEST_F(Netns, TheMonitorCountsABlackHoledTargetAndKeepsTheOthersSchedule) {
                                "; printf 'GET /metrics HTTP/1.0\\r\\n\\r\\n' >&3; cat <&3"});
   mon.signal(SIGTERM);
   const Outcome o = mon.wait(15s);
-  std::remove(cfg.c_str());
-  ::rmdir(dir);
   ASSERT_TRUE(got.ok()) << got.what();
   auto value = [&](const std::string& series) {
     const auto at = got.out.find("\n" + series + " ");

@@ -22,6 +22,7 @@
 #include "session/controller.h"
 #include "session/data_plane.h"
 #include "session/server.h"
+#include "support/log_file.h"
 
 namespace flowperf::session {
 namespace {
@@ -36,31 +37,19 @@ class AuthServerTest : public ::testing::Test {
  protected:
   void SetUp() override { start({{kAlice.name, kAlice.secret}, {kBob.name, kBob.secret}}); }
   void start(std::map<std::string, std::string> keys) {
-    log_ = std::tmpfile();
     ServerConfig c;
     c.bind_host = "127.0.0.1";
     c.port = 0;
-    c.log = log_;
+    c.log = log_.file();
     c.control_timeout_s = 2;
     c.keys = std::move(keys);
     server_ = std::make_unique<Server>(c);
     server_->bind();
     server_->start_background();
   }
-  void TearDown() override {
-    server_->stop();
-    if (log_) std::fclose(log_);
-  }
+  void TearDown() override { server_->stop(); }
 
-  std::string server_log() {
-    std::fflush(log_);
-    std::rewind(log_);
-    std::string s;
-    char buf[4096];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, log_)) > 0) s.append(buf, n);
-    return s;
-  }
+  std::string server_log() { return log_.text(); }
 
   net::Fd connect() {
     auto a = net::resolve("127.0.0.1", server_->port(), IpFamily::kV4, SOCK_STREAM).front();
@@ -169,7 +158,7 @@ class AuthServerTest : public ::testing::Test {
     EXPECT_GT(r.local_side.total().transactions, 0u);
   }
 
-  std::FILE* log_ = nullptr;
+  testing::LogFile log_;  // before server_: it outlives the server that writes to it
   std::unique_ptr<Server> server_;
 };
 
@@ -187,8 +176,7 @@ TEST_F(AuthServerTest, TheRightKeyRunsATest) {
   TestResult r = run_test(stream, options(kAlice));
   EXPECT_TRUE(r.error.empty()) << r.error;
   EXPECT_GT(r.remote_side.total().bytes_recv, 0u);
-  EXPECT_NE(server_log().find("(key alice) TCP_STREAM x3: done"), std::string::npos)
-      << server_log();
+  EXPECT_TRUE(log_.has("(key alice) TCP_STREAM x3: done")) << server_log();
 }
 
 TEST_F(AuthServerTest, NoKeyIsRefusedNamingAuthentication) {
@@ -196,8 +184,7 @@ TEST_F(AuthServerTest, NoKeyIsRefusedNamingAuthentication) {
   EXPECT_NE(e.find("accepts only authenticated clients: run the client with --key FILE"),
             std::string::npos)
       << e;
-  EXPECT_NE(server_log().find("refused: no key given (authentication required)"), std::string::npos)
-      << server_log();
+  EXPECT_TRUE(log_.has("refused: no key given (authentication required)")) << server_log();
   expect_still_serving();
 }
 
@@ -215,7 +202,7 @@ TEST_F(AuthServerTest, WrongSecretUnknownNameAndAnotherNamesKeyAreRefused) {
     std::string e = run_error(c.key);
     EXPECT_NE(e.find("authentication failed for key '" + c.key.name + "'"), std::string::npos) << e;
     EXPECT_NE(e.find("check the --key file"), std::string::npos) << e;
-    EXPECT_NE(server_log().find(c.logged), std::string::npos) << server_log();
+    EXPECT_TRUE(log_.has(c.logged)) << server_log();
   }
   // The two failures read the same to the client: names are not revealed.
   std::string unknown = run_error(auth::Key{"zed", "0123456789abcdef"});
@@ -257,8 +244,7 @@ TEST_F(AuthServerTest, AReplayedHandshakeIsRefused) {
   ASSERT_TRUE(std::holds_alternative<proto::Challenge>(m));
   send(fd.get(), rec.answer);
   EXPECT_EQ(refusal(fd.get()).code, "auth");
-  EXPECT_NE(server_log().find("authentication failed for key 'alice' (wrong proof)"),
-            std::string::npos);
+  EXPECT_TRUE(log_.has("authentication failed for key 'alice' (wrong proof)")) << server_log();
   expect_still_serving();
 }
 
@@ -439,9 +425,7 @@ TEST_F(AuthServerTest, OtherProtocolsAreRefusedWhenKeysAreRequired) {
   ASSERT_EQ(::send(fd.get(), netperf.data(), netperf.size(), 0),
             static_cast<ssize_t>(netperf.size()));
   EXPECT_TRUE(closed_by_peer(fd.get()));
-  EXPECT_NE(server_log().find("(netperf client): this server requires authentication"),
-            std::string::npos)
-      << server_log();
+  EXPECT_TRUE(log_.has("(netperf client): this server requires authentication")) << server_log();
 }
 
 class NoKeysServerTest : public AuthServerTest {

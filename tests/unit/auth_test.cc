@@ -14,9 +14,12 @@
 #include "auth/handshake.h"
 #include "auth/keys.h"
 #include "core/error.h"
+#include "support/temp_dir.h"
 
 namespace flowperf::auth {
 namespace {
+
+using testing::TempDir;
 
 Transcript sample() {
   Transcript t;
@@ -111,11 +114,11 @@ TEST(Handshake, Hex) {
 class KeyFile : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/flowperf-keys-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    tmp_ = std::make_unique<TempDir>("flowperf-keys");
+    dir_ = tmp_->path().string();
+    ASSERT_FALSE(dir_.empty());
   }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  void TearDown() override { tmp_.reset(); }
   std::string write(const std::string& text, mode_t mode = 0600) {
     std::string path = dir_ + "/keys" + std::to_string(++n_);
     std::ofstream(path) << text;
@@ -131,6 +134,7 @@ class KeyFile : public ::testing::Test {
     }
     return "(no error)";
   }
+  std::unique_ptr<TempDir> tmp_;
   std::string dir_;
   int n_ = 0;
 };

@@ -18,9 +18,12 @@
 #include "auth/iperf3_rsa.h"
 #include "auth/iperf3_users.h"
 #include "core/error.h"
+#include "support/temp_dir.h"
 
 namespace flowperf::auth {
 namespace {
+
+using testing::TempDir;
 
 // `printf '{mario}rossi' | sha256sum`
 constexpr const char* kMarioRossi =
@@ -33,9 +36,8 @@ std::string hex(const Bytes& b) { return to_hex(b); }
 class KeyDir : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    char tmpl[] = "/tmp/iperf3_auth_test.XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    dir_ = new std::string(tmpl);
+    dir_ = new TempDir("iperf3_auth_test");
+    ASSERT_FALSE(dir_->path().empty());
     EVP_PKEY* k = EVP_RSA_gen(2048);
     ASSERT_NE(k, nullptr);
     write(path("private.pem"), [&](FILE* f) {
@@ -60,10 +62,7 @@ class KeyDir : public ::testing::Test {
     });
     EVP_PKEY_free(ec);
   }
-  static void TearDownTestSuite() {
-    std::filesystem::remove_all(*dir_);
-    delete dir_;
-  }
+  static void TearDownTestSuite() { delete dir_; }
   template <typename F>
   static void write(const std::string& p, F f) {
     FILE* file = std::fopen(p.c_str(), "w");
@@ -71,14 +70,14 @@ class KeyDir : public ::testing::Test {
     ASSERT_EQ(f(file), 1);
     std::fclose(file);
   }
-  static std::string path(const std::string& name) { return *dir_ + "/" + name; }
+  static std::string path(const std::string& name) { return *dir_ / name; }
   static RsaKey pub() { return load_rsa_public_key(path("public.pem"), "--rsa-public-key-path"); }
   static RsaKey priv() {
     return load_rsa_private_key(path("private.pem"), "--rsa-private-key-path");
   }
-  static std::string* dir_;
+  static TempDir* dir_;
 };
-std::string* KeyDir::dir_ = nullptr;
+TempDir* KeyDir::dir_ = nullptr;
 
 // ---- the password hash -----------------------------------------------------
 
