@@ -356,19 +356,27 @@ TEST(ForeignServer, NetperfWaitingOnASilentServerStopsOnCtrlC) {
 
 #define REQUIRE_BINARY(path) REQUIRE_TOOL(path, kSetup)
 
-// A real server process on a free port; ready once it accepts connections.
+// A real server process on a free port; ready once it accepts connections,
+// or, with `banner`, once it prints a line holding that (no probe).
 struct RealServer {
-  RealServer(std::vector<std::string> argv, uint16_t p) : port(p) {
+  RealServer(std::vector<std::string> argv, uint16_t p, const std::string& banner = "") : port(p) {
     proc = std::make_unique<Process>(std::move(argv));
-    if (!wait_accepting(port)) port = 0;
+    const bool ready = banner.empty() ? wait_accepting(port) : proc->wait_for_line(banner, 10s);
+    if (!ready) port = 0;
   }
   uint16_t port = 0;
   std::unique_ptr<Process> proc;
 };
 
+// iperf3 3.12 takes a connection that sends nothing as a failed test and
+// closes and reopens its listener after it: a client that came in that
+// moment was reset (the flake hunt caught netperf's request failing so).
+// Its banner says when it listens.
 RealServer real_iperf3_on_free_port() {
   const uint16_t p = free_port();
-  return RealServer({real_iperf3(), "-s", "-B", "127.0.0.1", "-p", std::to_string(p)}, p);
+  return RealServer(
+      {real_iperf3(), "-s", "-B", "127.0.0.1", "-p", std::to_string(p), "--forceflush"}, p,
+      "Server listening");
 }
 
 RealServer real_netserver_on_free_port() {

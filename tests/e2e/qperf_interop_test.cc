@@ -472,8 +472,9 @@ TEST(QperfInterop, ForeignServersGetOneLineAndExitOne) {
   }
   if (executable(real_iperf3())) {
     const std::string port = std::to_string(free_port());
-    Process iperf3({real_iperf3(), "-s", "-p", port, "-1"});
-    wait_accepting(static_cast<uint16_t>(std::stoi(port)));
+    // Ready by its banner: a probe connection would be its one test (-1).
+    Process iperf3({real_iperf3(), "-s", "-p", port, "-1", "--forceflush"});
+    iperf3.wait_for_line("Server listening", 10s);
     Outcome o = client(Side::kFlow, port, {"-to", "2", "tcp_bw"}, 30s);
     expect_one_line_naming(o, port, "iperf3 -s");
   }

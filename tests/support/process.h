@@ -78,6 +78,22 @@ class Process {
     }
   }
 
+  // Reads stdout line by line until one contains `needle` (true), or until
+  // the limit or the end of the output (false): a server that announces
+  // itself is ready without a connection to probe it (real iperf3 3.12
+  // counts a probe as a test, and restarts its listener after it).
+  bool wait_for_line(const std::string& needle, std::chrono::milliseconds limit) {
+    const auto end = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          end - std::chrono::steady_clock::now());
+      if (left.count() <= 0) return false;
+      auto line = read_line(left);
+      if (!line) return false;
+      if (line->find(needle) != std::string::npos) return true;
+    }
+  }
+
   // Waits for exit, killing the process after the limit.
   Outcome wait(std::chrono::milliseconds limit) {
     Outcome o;
