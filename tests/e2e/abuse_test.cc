@@ -291,6 +291,10 @@ TEST_F(Abuse, TwoHundredClientsKilledMidTest) {
     }
     std::this_thread::sleep_until(std::max(Clock::now(), t0 + 500ms));
     drain_log();
+    // A client prints its header once its test runs, and the server runs each session on a
+    // thread of its own (Server::admit), so the 50 threads are there once all 50 started: 5 s is
+    // polling slack. 15 s for the headers: 50 start-ups of ~5 ms each (README) take 250 ms in
+    // all, and the 60 s tests are still running when the kill comes.
     EXPECT_TRUE(wait_for_threads(50, 5s)) << "batch " << batch << ": the server runs no tests";
     EXPECT_EQ(started, 50) << "batch " << batch << ": clients that never started";
     for (auto& c : clients) c->signal(SIGKILL);
@@ -555,6 +559,10 @@ TEST_F(Abuse, SlowlorisIsCutOffByTheControlTimeout) {
   for (const auto& d : drips) {
     SCOPED_TRACE(d.name);
     ASSERT_TRUE(d.took) << "the server never cut the client off";
+    // Expected about 5 s (kControlTimeout): the server counts from accept (from its Welcome for
+    // "inside Setup"), t0 from just after the connect and first bytes (or the Hello). A late
+    // wake-up of the server or of this thread on a loaded 2-core VM only adds: 3 s of slack for
+    // that, and 1.5 s below for the moments between accept and t0.
     EXPECT_GE(seconds(*d.took), seconds(kControlTimeout) - 1.5) << "cut off before the timeout";
     EXPECT_LE(seconds(*d.took), seconds(kControlTimeout) + 3) << "cut off late";
     EXPECT_EQ(error_code_in(d.reply), d.error_code);

@@ -138,11 +138,15 @@ void check_run(const std::string& test, const FlentRun& r) {
     EXPECT_GT(series.size(), 0u);
     // Data in at least half of the test's own length (the rest of the
     // points are the delays before and after, null with netperf 2.7 too).
+    // flent samples every 0.2 s, so the 4 s give 20 points: 10 leave 2 s for netperf start-ups
+    // and flows that begin or end late on a loaded machine. A series without data has none.
     EXPECT_GE(series.size() - nulls(series), static_cast<size_t>(kLength / 0.2 / 2));
     if (!from_netperf(r.data, name)) continue;
     const json& m = r.data["metadata"]["SERIES_META"][name];
     EXPECT_TRUE(m.contains("UPSTREAM_TOS") && m["UPSTREAM_TOS"].is_number()) << m.dump();
     EXPECT_TRUE(m.contains("DOWNSTREAM_TOS") && m["DOWNSTREAM_TOS"].is_number()) << m.dump();
+    // Any flow that ran its 4 s has a mean and an elapsed time above 0, however slowly it ran:
+    // a 0 is a field left unfilled, not a slow machine.
     EXPECT_GT(m.value("MEAN_VALUE", 0.0), 0) << m.dump();
     EXPECT_GT(m.value("ELAPSED_TIME", 0.0), 0) << m.dump();
     if (name.starts_with("Ping")) continue;  // UDP_RR: no TCP metadata
@@ -217,6 +221,8 @@ TEST_F(Flent, RrulBeHasAsManyPointsAsWithNetperf27) {
     SCOPED_TRACE(name);
     ASSERT_TRUE(ours.data["results"].contains(name));
     const json& mine = ours.data["results"][name];
+    // 3 points are 0.6 s of flent's 0.2 s steps: room for a flow of ours to start or end a few
+    // steps from netperf 2.7's on a loaded machine; a series that lost its data lacks about 20.
     EXPECT_GE(mine.size() - nulls(mine) + 3, series.size() - nulls(series))
         << "flowperf    " << pattern(mine) << "\nnetperf 2.7 " << pattern(series);
   }
@@ -274,6 +280,8 @@ TEST(FlentDemo, StarvedFlowPrintsNoZeroInterval) {
       endings.push_back(std::stod(m[2].str() + "." + m[3].str()));
     if (line.starts_with("ELAPSED_TIME=")) elapsed = std::stod(line.substr(13));
   }
+  // 3 s at -D 0.1 with the 0.8 s stall as one interval: about 23 expected; 5 only says the
+  // interim lines were printed at all.
   ASSERT_GE(rates.size(), 5u) << o.out;
   ASSERT_EQ(rates.size(), lengths.size()) << o.out;
   ASSERT_EQ(rates.size(), endings.size()) << o.out;
@@ -289,12 +297,19 @@ TEST(FlentDemo, StarvedFlowPrintsNoZeroInterval) {
     if (i > 0) {
       // Each interval ends where the next begins: the wall clock times
       // printed step by the lengths printed (to the millisecond each).
+      // The ending is read as the line is printed, after the sample read its counters and /proc,
+      // so it carries that delay too: 50 ms (half of -D) is room for it on a loaded machine.
       EXPECT_NEAR(endings[i] - endings[i - 1], lengths[i], 0.05) << o.out;
     }
     sum += lengths[i];
     longest = std::max(longest, lengths[i]);
   }
+  // The lengths add up to the end of the last sample that carried work, ELAPSED_TIME to the
+  // flow's end: they differ by that tail and the rounding of ~23 lengths to 1 ms (12 ms at most),
+  // so 0.15 s leaves the tail several 25 ms samples on a loaded machine.
   EXPECT_NEAR(sum, elapsed, 0.15) << o.out;
+  // The interval that held the stall began at most one -D before it: 0.8 - 0.1 = 0.7 s at least,
+  // and a late SIGCONT or a slow resumption on a loaded machine only lengthens it.
   EXPECT_GE(longest, 0.5) << "the 0.8 s stall shows as one long interval\n" << o.out;
 }
 

@@ -91,7 +91,9 @@ TEST(Iperf3Seed, CommandsRunAsWritten) {
     if (args.back() == "-J") {
       const auto j = parse_json(o.out);
       ASSERT_FALSE(j.is_discarded()) << o.out;
-      // What the seed's script reads.
+      // What the seed's script reads. -b 100M offers 100 Mbit/s for 1 s; the pacer sends what
+      // fell due in a stall once it runs, so only a stall over the last half second, or a full
+      // receive buffer dropping half, would bring the received rate under 50 Mbit/s.
       EXPECT_GT(j["end"]["sum_received"]["bits_per_second"].get<double>(), 50e6);
     } else {
       EXPECT_NE(o.out.find("iperf Done."), std::string::npos) << o.out;
@@ -128,6 +130,9 @@ TEST(Iperf3Json, JsonStreamIsOneEventALine) {
   ASSERT_GE(events.size(), 3u) << o.out;
   EXPECT_EQ(events.front(), "start");
   EXPECT_EQ(events.back(), "end");
+  // -t 2 at 1 s: a tick at 1 s, and the end's own sample (the run loop stops at 2 s before a
+  // tick due then). A late tick moves the boundary but keeps 2; only a stall of about 0.95 s
+  // would merge them (a shown interval needs 5% of a second). The end's bytes need only be > 0.
   EXPECT_EQ(std::count(events.begin(), events.end(), "interval"), 2) << o.out;
   EXPECT_GT(end["sum_received"]["bytes"].get<double>(), 0) << o.out;
   // A server has no stream form: refused, not ignored.
@@ -142,6 +147,8 @@ TEST(Iperf3Json, JsonStreamIsOneEventALine) {
 // on stderr, with the parameters as sent.
 TEST(Iperf3Client, VerboseAndDebugShowTheExchange) {
   // A -J server prints no banner: it is given time to listen, then serves once.
+  // 500 ms is about 200 times a start-up (README: flowperf --version 2.2 ms), room for a loaded
+  // machine; a server not yet listening would refuse the client, which then exits 1.
   const uint16_t port = free_port();
   Process server({kIperf3Personality, "-s", "-J", "-1", "-p", std::to_string(port)});
   std::this_thread::sleep_for(500ms);
@@ -175,6 +182,8 @@ TEST(Iperf3Client, SocketOptionsReachTheDataConnection) {
   const std::string port = std::to_string(srv.port);
   Process c({kIperf3Personality, "-c", "127.0.0.1", "-p", port, "-t", "3", "-M", "1000", "-S",
              "0x10", "-C", "reno"});
+  // The data connection is up from a few ms into the 3 s test to its end; ss looks at 1.5 s,
+  // 1.5 s from either edge, so a start-up slowed by load still falls well inside.
   std::this_thread::sleep_for(1500ms);
   const Outcome ss = Process({"/usr/bin/ss", "-tinH", "--tos", "state", "established",
                               "( dport = :" + port + " )"})
@@ -227,7 +236,9 @@ TEST(Iperf3Server, BusyWithOneAtATimeAsIperf3Is) {
   Iperf3Server srv(Side::kFlowperf, {"--one-at-a-time"});
   ASSERT_TRUE(srv.ready);
   Process first({kIperf3Personality, "-c", "127.0.0.1", "-p", std::to_string(srv.port), "-t", "3"});
-  std::this_thread::sleep_for(1s);
+  // The server is busy from the moment it accepts the first client (its log says so) until the
+  // first's 3 s test ends: the second comes in between, whatever the machine's load.
+  ASSERT_TRUE(srv.proc->wait_for_line("Accepted connection", 10s));
   // The real client hears iperf3's busy answer.
   const Outcome busy = run_client(Side::kReal, srv.port, {"-t", "1"});
   EXPECT_EQ(busy.exit_code, 1);
@@ -243,14 +254,19 @@ TEST(Iperf3Client, HearsARealServerSayBusy) {
   Iperf3Server srv(Side::kReal);
   ASSERT_TRUE(srv.ready);
   Process first({real_iperf3(), "-c", "127.0.0.1", "-p", std::to_string(srv.port), "-t", "3"});
-  std::this_thread::sleep_for(1s);
+  // Busy from the moment the server accepts the first client (it says so) until the first's
+  // 3 s test ends: ours comes in between, whatever the machine's load.
+  ASSERT_TRUE(srv.proc->wait_for_line("Accepted connection", 10s));
   const Outcome busy = run_client(Side::kFlowperf, srv.port, {"-t", "1"});
   EXPECT_EQ(busy.exit_code, 1);
   EXPECT_EQ(busy.err, "iperf3: error - the server is busy running a test. try again later\n");
   EXPECT_EQ(first.wait(20s).exit_code, 0);
+  // 3.12 closes its listener after a test and opens it again: the next client waits for its
+  // banner (the flake hunt caught a client refused in that moment, and ours then ran alone).
+  ASSERT_TRUE(srv.proc->wait_for_line("Server listening", 10s));
   // With -J the error goes into the document, as 3.12 puts it.
   Process second({real_iperf3(), "-c", "127.0.0.1", "-p", std::to_string(srv.port), "-t", "3"});
-  std::this_thread::sleep_for(1s);
+  ASSERT_TRUE(srv.proc->wait_for_line("Accepted connection", 10s));
   const Outcome j = run_client(Side::kFlowperf, srv.port, {"-t", "1", "-J"});
   EXPECT_EQ(j.exit_code, 1);
   EXPECT_EQ(parse_json(j.out)["error"], "the server is busy running a test. try again later")
@@ -319,12 +335,15 @@ TEST(Iperf3Server, DaemonWritesItsPidAndIdles) {
   // It serves a test ...
   const Outcome c = run_client(Side::kFlowperf, port, {"-t", "1"});
   EXPECT_EQ(c.exit_code, 0) << c.err;
-  // ... and then uses no CPU while idle.
+  // ... and then uses no CPU while idle. Its accept loop wakes once a second to reap sessions,
+  // microseconds each: 0 ticks expected, 2 (20 ms of the 2 s, at 100 a second) for a tick
+  // charged to a wake-up; a busy loop would show 200.
   auto ticks = [pid] { return cpu_ticks(pid); };
   const long before = ticks();
   std::this_thread::sleep_for(2s);
   EXPECT_LE(ticks() - before, 2) << "an idle daemon burnt CPU";
   ::kill(pid, SIGTERM);
+  // Its signal thread wakes the accept loop at once; 5 s of polling is slack for a busy machine.
   for (int i = 0; i < 50 && ::kill(pid, 0) == 0; ++i) std::this_thread::sleep_for(100ms);
   EXPECT_NE(::kill(pid, 0), 0) << "the daemon did not stop on SIGTERM";
   struct stat st {};
@@ -336,6 +355,8 @@ TEST(Iperf3Client, InterruptedClientReportsWhatItMeasured) {
   Iperf3Server srv(Side::kFlowperf);
   ASSERT_TRUE(srv.ready);
   Process c({kIperf3Personality, "-c", "127.0.0.1", "-p", std::to_string(srv.port), "-t", "30"});
+  // 2 s is far past a start-up of a few ms, so it is measuring when interrupted; ending within
+  // 15 s of a 30 s test shows the interrupt, not the timer, ended it.
   std::this_thread::sleep_for(2s);
   c.signal(SIGINT);
   const Outcome o = c.wait(15s);

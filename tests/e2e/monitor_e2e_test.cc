@@ -121,9 +121,14 @@ TEST_F(Monitor, RunsTheScheduleAndServesItsMetrics) {
   ASSERT_FALSE(p.empty());
   const int port = std::stoi(p);
 
+  // Rounds start at 0 and 1 s, each TCP_RR then TCP_STREAM of 300 ms: the second STREAM result
+  // is due at about 1.6 s (30 s is the poll's limit), and its TCP_RR came before it.
   const std::string text =
       wait_for(port, "flowperf_tests_total" + labels("loop", "TCP_STREAM", "send"), 2);
   EXPECT_GE(value_of(text, "flowperf_tests_total" + labels("loop", "TCP_RR", "both")), 2);
+  // The README's bench has loopback TCP_STREAM at 12-17 Gbit/s (1.5-2 GB/s) and one TCP_RR flow
+  // at about 12,000/s here: 10 MB/s and 100/s are under 1% of that, and 100 answers under 3% of
+  // one 300 ms run's ~3,600 (the count is over both runs): room for a loaded 2-core VM.
   EXPECT_GT(
       value_of(text, "flowperf_throughput_bytes_per_second" + labels("loop", "TCP_STREAM", "send")),
       1e7);
@@ -135,10 +140,12 @@ TEST_F(Monitor, RunsTheScheduleAndServesItsMetrics) {
   EXPECT_EQ(value_of(text, "flowperf_latency_seconds_bucket" +
                                labels("loop", "TCP_RR", "both", "le=\"+Inf\"")),
             count);
+  // A Unix time: 1.7e9 s is November 2023, far above 0 or a monotonic clock's time since boot.
   EXPECT_GT(
       value_of(text, "flowperf_last_success_timestamp_seconds" + labels("loop", "TCP_RR", "both")),
       1.7e9);
-  // The target nothing listens on: counted, by reason, and no result.
+  // The target nothing listens on: counted, by reason, and no result. Its own thread tries it
+  // at 0 s and every second after, refused at once, so by 1.6 s it has failed at least once.
   EXPECT_GE(value_of(text, "flowperf_test_failures_total" +
                                labels("down", "TCP_RR", "both", "reason=\"refused\"")),
             1);
@@ -212,6 +219,7 @@ TEST_F(Monitor, PrometheusScrapesItAndPromtoolPassesItsMetrics) {
                                                                : nlohmann::json::array();
   };
   nlohmann::json series = nlohmann::json::array();
+  // Prometheus scrapes every 1 s once it is up; 30 s of polling is room for its start-up.
   for (int i = 0; i < 300 && series.size() < 4; ++i) {  // the loop target's 3 tests, the down one
     series = query("flowperf_tests_total");
     std::this_thread::sleep_for(100ms);
@@ -236,8 +244,12 @@ TEST_F(Monitor, PrometheusScrapesItAndPromtoolPassesItsMetrics) {
   EXPECT_EQ(refused[0]["metric"]["target"], "down");
   const auto loss = query("flowperf_udp_loss_ratio");
   ASSERT_EQ(loss.size(), 1u) << loss.dump();
+  // The last run's: 200 ms at 1 Mbit/s is 17 datagrams of 1472 bytes (25 KB), far less than a
+  // receive buffer holds, so none is lost however late the server reads. One would be 6%.
   EXPECT_LT(std::stod(loss[0]["value"][1].get<std::string>()), 0.01);  // 1 Mbit/s on loopback
   // The histogram as PromQL reads it: a median between 1 µs and 10 ms.
+  // README: a loopback TCP_RR round trip here is 50-80 us (12,000-20,000/s); 10 ms is over 100
+  // times that, and 1 us is below any round trip, so a median outside is a unit or bucket error.
   const auto median = query("histogram_quantile(0.5,flowperf_latency_seconds_bucket)");
   ASSERT_EQ(median.size(), 1u) << median.dump();
   const double p50 = std::stod(median[0]["value"][1].get<std::string>());
@@ -304,6 +316,9 @@ TEST_F(Monitor, IdlesAtZeroCpu) {
   const long t0 = cpu_ticks(mon.pid());
   std::this_thread::sleep_for(3s);
   const long used = cpu_ticks(mon.pid()) - t0;
+  // Between rounds nothing wakes it: the target's thread waits an hour, the HTTP loop polls with
+  // no timeout while no client is open. 0 ticks expected; 1 (10 ms of the 3 s, at 100 a second)
+  // allows a tick charged to a thread of the last test ending late. A loop that spins shows 300.
   EXPECT_LE(used, 1) << "ticks of CPU in 3 s between rounds";
 }
 

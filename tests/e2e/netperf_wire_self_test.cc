@@ -18,6 +18,8 @@ TEST(NetperfWireSelf, AllSevenTestsAgainstFlowperfsServer) {
     expect_consistent(r);
     // UDP tests end at the zero-length datagrams, TCP_CRR soon after the
     // test length: none waits for netserver's 4-second pad.
+    // Each runs 1 s (make_spec) and ends within 0.3 s of it (CRR and CC: 300 ms with no
+    // transaction); a padded end takes 5 s. 4.5 s leaves 3 s for a loaded machine.
     EXPECT_LT(wall, 4.5);
   }
   // The server logs a test after it has sent the results, so the last line
@@ -260,6 +262,8 @@ TEST(NetperfWireSelf, IntervalsSampleTheLocalFlow) {
   spec::TestSpec s = make_spec(TestKind::kTcpRr, 1);
   s.interval_s = 0.25;
   results::TestResult r = session::run_netperf_test(s, o);
+  // 1 s at 0.25 s: ticks at 0.25, 0.5 and 0.75 s and the end's sample, 4 calls. A late tick
+  // keeps the count; 3 allows one lost to a stall of a whole interval (250 ms).
   EXPECT_GE(calls, 3);
   uint64_t sum = 0;
   for (const auto& i : r.intervals) sum += i.flows[0].transactions;

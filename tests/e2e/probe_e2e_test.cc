@@ -47,10 +47,16 @@ void ExpectPhase(const json& p, double rate, double seconds, const char* name) {
   SCOPED_TRACE(name);
   ASSERT_TRUE(p.is_object()) << p;
   const double sent = d(p["open_loop"]["sent"]);
+  // The schedule counts from the phase's start and sends late requests once the worker runs,
+  // so only the ends move the count: the one due at each end (the 2), and for the loaded phase
+  // its handshake after the streams started. 5% of 2 s at 200/s is 20 requests, 100 ms of that.
   EXPECT_NEAR(sent, rate * seconds, rate * seconds * 0.05 + 2);
   EXPECT_LE(u64(p["open_loop"]["unsent"]), 1u);  // one due as the run ended
+  // Those in flight at the end are answered in the drain, so the two are equal on loopback;
+  // 2 is slack for one or two that were not.
   EXPECT_GE(u64(p["transactions"]) + 2, u64(p["open_loop"]["sent"]));
   EXPECT_EQ(u64(p["latency_us"]["count"]), u64(p["transactions"]));
+  // A round trip takes some microseconds however idle the machine: 0 is a missing figure.
   EXPECT_GT(d(p["latency_us"]["p50"]), 0);
   EXPECT_TRUE(p["errors"].empty()) << p["errors"];
 }
@@ -59,7 +65,8 @@ TEST_F(Probe, IdleThenLoadedAtTheProbesRate) {
   const json j =
       parse(run({"-t", "TCP_STREAM", "-l", "2", "--probe", "200", "--baseline", "1", "--json"}));
   EXPECT_EQ(j["test"], "TCP_STREAM");
-  EXPECT_GT(d(j["total"]["bits_per_second"]), 1e8);  // the streams ran
+  // The streams ran: 100 Mbit/s is under 1% of loopback TCP_STREAM here (README: 12-17 Gbit/s).
+  EXPECT_GT(d(j["total"]["bits_per_second"]), 1e8);
   EXPECT_EQ(d(j["spec"]["probe_rate_tps"]), 200);
   const json& p = j["probe"];
   EXPECT_EQ(p["test"], "TCP_RR");
@@ -67,6 +74,8 @@ TEST_F(Probe, IdleThenLoadedAtTheProbesRate) {
   ExpectPhase(p["idle"], 200, 1, "idle");
   // Beside the streams: from their start to their end, about 2 s.
   ExpectPhase(p["loaded"], 200, 2, "loaded");
+  // The probe starts after the streams and ends at its own 2 s or when stopped with them, which
+  // its run loop notices within a 10 ms tick: 50 ms is room for that and for its drain.
   EXPECT_LE(d(p["loaded"]["elapsed_s"]), d(j["total"]["elapsed_s"]) + 0.05);
   EXPECT_FALSE(j["interrupted"].get<bool>());
 }
@@ -100,6 +109,9 @@ TEST_F(Probe, ACountedStreamTestEndsItsProbe) {
   const json j = parse(o);
   const json& loaded = j["probe"]["loaded"];
   ASSERT_TRUE(loaded.is_object());
+  // Stopped with the streams, noticed within its 10 ms run-loop tick, after the streams'
+  // results came back: milliseconds past their elapsed time, 0.5 s with room. Not stopped, it
+  // would run its hour.
   EXPECT_LT(d(loaded["elapsed_s"]), d(j["total"]["elapsed_s"]) + 0.5);
   EXPECT_TRUE(loaded["errors"].empty()) << loaded["errors"];
   EXPECT_FALSE(j["interrupted"].get<bool>());
@@ -114,6 +126,8 @@ TEST_F(Probe, CtrlCDuringTheBaselineReportsTheIdleProbe) {
   EXPECT_TRUE(j["interrupted"].get<bool>());
   const json& idle = j["probe"]["idle"];
   ASSERT_TRUE(idle.is_object()) << j["probe"];
+  // 1.5 s less the start-up (a few ms) at 100/s: about 150. 50 allows a second of start-up on a
+  // loaded machine; 400 is under the 500 of a baseline that ran its 5 s, ignoring the SIGINT.
   EXPECT_GT(u64(idle["transactions"]), 50u);  // ~1.5 s at 100/s
   EXPECT_LT(u64(idle["transactions"]), 400u);
   EXPECT_TRUE(j["probe"]["loaded"].is_null());
@@ -139,9 +153,13 @@ TEST_F(Probe, BidirRunsTheOtherDirectionAtTheSameTime) {
   // Read back from the sockets: each test's client flows moved data their own way.
   ASSERT_EQ(j["local"]["flows"].size(), 2u);
   ASSERT_EQ(back["local"]["flows"].size(), 2u);
+  // 1 MB in 2 s is 4 Mbit/s a flow, well under 1% of a quarter of loopback TCP_STREAM here
+  // (README: 12-17 Gbit/s): each flow moved data, however unevenly the four shared the CPUs.
   for (const auto& f : j["local"]["flows"]) EXPECT_GT(u64(f["bytes_recv"]), 1'000'000u);
   for (const auto& f : back["local"]["flows"]) EXPECT_GT(u64(f["bytes_sent"]), 1'000'000u);
-  // At the same time: both ran for the test's length.
+  // At the same time: both ran for the test's length. The other direction starts a handshake
+  // after the first and ends at its own 2 s or with it: a few ms apart, and 0.2 s is room for
+  // a handshake slowed by load.
   EXPECT_NEAR(d(back["total"]["elapsed_s"]), d(j["total"]["elapsed_s"]), 0.2);
   EXPECT_FALSE(j.contains("probe"));
 }

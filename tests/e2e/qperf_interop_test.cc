@@ -141,6 +141,7 @@ TEST(QperfInterop, AllFourPairingsAgreeWithRealQperf) {
       if (pair == "qperf->qperf") reference.push_back(runs[pair]);
       for (const char* t : kTests) {
         const double v = number(runs[pair][t][main_row(t)]);
+        // Any 1 s run has a rate and a latency above 0, however slow: 0 or -1 is a missing row.
         EXPECT_GT(v, 0) << pair << " " << t << ": " << o.out;
       }
       // conf: the server's four fields.
@@ -244,6 +245,8 @@ TEST(QperfInterop, DataPortBufferAndAffinityReachOurServer) {
   Process c(argv);
   std::string seen;
   bool pinned = false;
+  // Both appear a few ms into the 3 s test and last to its end; looking every 30 ms for up to
+  // 3 s finds them in the first looks even when a loaded machine slows the start-up.
   for (int i = 0; i < 100 && (seen.empty() || !pinned); ++i) {
     std::this_thread::sleep_for(30ms);
     if (seen.empty()) seen = ss_line(data_port);
@@ -257,6 +260,7 @@ TEST(QperfInterop, DataPortBufferAndAffinityReachOurServer) {
   EXPECT_NE(seen.find("rb262144"), std::string::npos) << seen;
   // -rca 1: a thread of the server runs on CPU 0 only.
   EXPECT_TRUE(pinned) << "no server thread pinned to CPU 0";
+  // Any run moves data: 0 or -1 is a missing figure, not a slow machine.
   EXPECT_GT(number(parse(o.out)["tcp_bw"]["bw"]), 0) << o.out;
 }
 
@@ -274,6 +278,8 @@ TEST(QperfInterop, MessageSizeReachesRealQperfsServer) {
   Process c({kFlowQperf, "127.0.0.1", "-lp", server.port(), "-t", "2", "-m", "4K", "-ip",
              std::to_string(data_port), "tcp_lat"});
   std::string last;
+  // tcp_lat on loopback makes thousands of round trips a second, so 100 segments come a few ms
+  // into the 2 s test; 60 looks 25 ms apart (1.5 s) leave room for a slow start-up.
   for (int i = 0; i < 60; ++i) {
     std::this_thread::sleep_for(25ms);
     const std::string cmd =
@@ -292,8 +298,9 @@ TEST(QperfInterop, MessageSizeReachesRealQperfsServer) {
   Outcome o = c.wait(30s);
   ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
   ASSERT_FALSE(last.empty()) << "no data connection on port " << data_port;
-  // One message in flight each way, 4096 bytes each: what the real server
-  // reads and echoes per segment is the request's msg_size.
+  // One message in flight each way, 4096 bytes each: what the real server reads and echoes per
+  // segment is the request's msg_size. 4,096 bytes fit one loopback segment, so the mean is 4,096
+  // unless other sizes go too: one smaller segment among 100 or more moves it 41 at most.
   const double in = ss_counter(last, "bytes_received") / ss_counter(last, "data_segs_in");
   const double out = ss_counter(last, "bytes_sent") / ss_counter(last, "data_segs_out");
   EXPECT_NEAR(in, 4096, 64) << last;
@@ -401,11 +408,13 @@ TEST(QperfInterop, AClientThatVanishesAfterThePortDoesNotWedgeOurServer) {
   const uint16_t data_port = static_cast<uint16_t>(port_bytes[0] | (port_bytes[1] << 8));
   // The client never connects there; after its timeout (1 s) the server
   // gives the port up (qperf's own server would block in accept for ever).
+  // 2.5 s is the 1 s timeout and 1.5 s for a late wake-up of the server on a loaded machine.
   std::this_thread::sleep_for(2500ms);
   EXPECT_FALSE(can_connect(data_port)) << "the server still listens on the abandoned data port";
   ::close(c);
   Outcome o = client(Side::kFlow, server.port(), {"-t", "1", "tcp_lat"}, 30s);
   EXPECT_EQ(o.exit_code, 0) << o.err;
+  // Any round trip takes some time: 0 or -1 is a missing figure.
   EXPECT_GT(number(parse(o.out)["tcp_lat"]["latency"]), 0) << o.out;
 }
 
