@@ -19,7 +19,7 @@ profile of where the time goes as flows are added (bench/scale.py, at
 --memory-flows (default 1, 100, 1,000, 10,000 flows) and the growth per
 extra flow; and, when valgrind is installed, the user-space instructions
 per transaction or per MB that callgrind counts (bench/instructions.py),
-exact where the kernel's tick-sampled user time is not. It is printed, and written into README.md between
+exact where the kernel's tick-sampled user time is not. It is printed, and written into docs/benchmarks.md between
 <!-- bench:begin --> and <!-- bench:end --> (--no-readme to skip).
 
 Peers: netperf/netserver (--netperf-dir, default: on PATH), neper
@@ -763,14 +763,14 @@ def main():
                     help="comma-separated tool names to run (as the table names them, e.g. "
                          "'flowperf,iperf3,flowperf iperf3'); empty: every tool found")
     ap.add_argument("--json", default=None, help="write all runs here")
-    ap.add_argument("--readme", default=os.path.join(HERE, "..", "README.md"))
+    ap.add_argument("--readme", default=os.path.join(HERE, "..", "docs", "benchmarks.md"))
     ap.add_argument("--no-readme", action="store_true", help="print the table only")
     args = ap.parse_args()
     if args.seconds < 1:
         ap.error(f"--seconds {args.seconds:g}: at least 1 (netperf takes a shorter -l as "
                  f"'no time limit' and never ends)")
     if args.pairs < 1:
-        ap.error(f"--pairs {args.pairs}: at least 1 (5 or more for the README table)")
+        ap.error(f"--pairs {args.pairs}: at least 1 (5 or more for the table in docs/benchmarks.md)")
     if args.instructions == "yes" and not shutil.which("valgrind"):
         ap.error("--instructions yes: valgrind is not installed (apt-get install valgrind)")
     args.workloads = [w for w in args.workloads.split(",") if w]

@@ -3,17 +3,13 @@
 #include <cstdlib>
 
 namespace flowperf::testing {
-namespace {
-
-std::string from_env(const char* name, const char* fallback) {
+std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? v : fallback;
 }
 
-}  // namespace
-
 const std::string& flowperf_bin() {
-  static const std::string p = from_env("FLOWPERF_BIN", FLOWPERF_BUILD_BIN);
+  static const std::string p = env_or("FLOWPERF_BIN", FLOWPERF_BUILD_BIN);
   return p;
 }
 
@@ -29,7 +25,7 @@ const std::string& bin_dir() {
 std::string personality(const std::string& name) { return bin_dir() + "/" + name; }
 
 const std::string& source_dir() {
-  static const std::string d = from_env("FLOWPERF_SOURCE_DIR", FLOWPERF_BUILD_SOURCE_DIR);
+  static const std::string d = env_or("FLOWPERF_SOURCE_DIR", FLOWPERF_BUILD_SOURCE_DIR);
   return d;
 }
 

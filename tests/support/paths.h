@@ -9,6 +9,9 @@
 
 namespace flowperf::testing {
 
+// The environment variable `name`, or `fallback` when it is unset or empty.
+std::string env_or(const char* name, const std::string& fallback);
+
 // The flowperf binary under test.
 const std::string& flowperf_bin();
 // Its directory, where the personalities' links (netperf, netserver, qperf,
