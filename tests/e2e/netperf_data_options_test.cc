@@ -3,6 +3,11 @@
 // netserver, and a real netperf against flowperf's server.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 #include "e2e/netperf_peers.h"
 
 namespace flowperf::testing {
@@ -64,22 +69,31 @@ spec::TestSpec with_all_data_options(spec::TestSpec s) {
   return s;
 }
 
-// True when a TCP socket on 127.0.0.1:`port` is connected (/proc/net/tcp).
-bool connected_on(uint16_t port) {
-  std::FILE* f = std::fopen("/proc/net/tcp", "r");
-  if (!f) return false;
-  char line[512];
-  char want[32];
-  std::snprintf(want, sizeof want, "0100007F:%04X", port);
-  bool found = false;
-  while (!found && std::fgets(line, sizeof line, f)) {
-    unsigned state = 0;
-    char local[64] = {};
-    if (std::sscanf(line, " %*d: %63s %*s %x", local, &state) == 2)
-      found = std::string(local) == want && state == 1;  // TCP_ESTABLISHED
+// True when a TCP connection from port `from` to port `to` is established
+// (/proc/net/tcp and tcp6: the client's own socket, whichever family the
+// server's end has). One pass over each file: with thousands of sockets
+// open by tests beside this one, a pass takes long, and an earlier version
+// that read the files once per port missed a 2 s test's connection under
+// load (the flake hunt, 1 run in 4).
+bool connected_between(uint16_t from, uint16_t to) {
+  for (const char* path : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::FILE* f = std::fopen(path, "r");
+    if (!f) continue;
+    char line[512];
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, f)) {
+      char local[64] = {}, remote[64] = {};
+      unsigned state = 0;
+      if (std::sscanf(line, " %*d: %63s %63s %x", local, remote, &state) != 3) continue;
+      const char* lp = std::strrchr(local, ':');
+      const char* rp = std::strrchr(remote, ':');
+      found = state == 1 && lp && rp &&  // TCP_ESTABLISHED
+              std::strtoul(lp + 1, nullptr, 16) == from && std::strtoul(rp + 1, nullptr, 16) == to;
+    }
+    std::fclose(f);
+    if (found) return true;
   }
-  std::fclose(f);
-  return found;
+  return false;
 }
 
 // What every server that speaks netperf's protocol must do with them.
@@ -112,12 +126,10 @@ void expect_data_options_honoured(uint16_t port, bool refuses_taken_port) {
     spec::TestSpec s = make_spec(TestKind::kTcpRr, 2);
     s.local.data_port = free_port();
     s.remote.data_port = free_port();
-    bool seen_local = false, seen_remote = false;
-    std::atomic<bool> done{false};
+    std::atomic<bool> done{false}, seen{false};
     std::thread watch([&] {
-      while (!done.load() && !(seen_local && seen_remote)) {
-        seen_local = seen_local || connected_on(s.local.data_port);
-        seen_remote = seen_remote || connected_on(s.remote.data_port);
+      while (!done.load() && !seen.load()) {
+        seen = connected_between(s.local.data_port, s.remote.data_port);
         std::this_thread::sleep_for(20ms);
       }
     });
@@ -125,8 +137,8 @@ void expect_data_options_honoured(uint16_t port, bool refuses_taken_port) {
     done = true;
     watch.join();
     EXPECT_TRUE(r.error.empty()) << r.error;
-    EXPECT_TRUE(seen_local) << "no connection from local port " << s.local.data_port;
-    EXPECT_TRUE(seen_remote) << "no connection to remote port " << s.remote.data_port;
+    EXPECT_TRUE(seen.load()) << "no connection from local port " << s.local.data_port
+                             << " to remote port " << s.remote.data_port;
   }
   // 4. A data port held elsewhere: the server cannot bind it.
   if (refuses_taken_port) {
