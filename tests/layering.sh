@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The layers' rule (../shared/ARCHITECTURE.md): results live below proto/, and
+# The layers' rule (docs/architecture.md): results live below proto/, and
 # the result the renderers take lives apart from session/. A header of the
 # wrong layer included by either fails this test, naming the line.
 set -euo pipefail

@@ -24,6 +24,7 @@
 #include "cli/daemon.h"
 #include "cli/iperf3_args.h"
 #include "cli/iperf3_credentials.h"
+#include "cli/json_tap.h"
 #include "cli/personalities.h"
 #include "cli/signals.h"
 #include "core/error.h"
@@ -301,6 +302,10 @@ int run_client(const Iperf3Args& a, Sink& sink, std::function<std::string()> aut
     return 1;
   }
   run.report.start.version = session::iperf3::version_text();
+  // FLOWPERF_JSON: the native document too, whatever iperf3 prints.
+  JsonTap tap;
+  tap.add(run.result);
+  const int tapped = tap.write() ? 0 : 1;
   if (a.json_stream) {
     if (!run.error.empty()) sink.raw(stream_event("error", run.error));
     if (run.interrupted) sink.raw(stream_event("error", "interrupt - the client has terminated"));
@@ -329,7 +334,7 @@ int run_client(const Iperf3Args& a, Sink& sink, std::function<std::string()> aut
     sink.error("iperf3: error - " + run.error);
     return 1;
   }
-  return 0;
+  return tapped;
 }
 
 int run_server(const Iperf3Args& a, Sink& sink, std::optional<session::Iperf3Auth> auth) {

@@ -21,6 +21,7 @@
 #include "auth/iperf3_users.h"
 #include "auth/keys.h"
 #include "cli/daemon.h"
+#include "cli/json_tap.h"
 #include "cli/server_cli.h"
 #include "cli/signals.h"
 #include "core/error.h"
@@ -414,6 +415,9 @@ int finish_run(const ClientArgs& a, const results::TestResult& r) {
       if (code == 0) code = static_cast<int>(ExitCode::kRuntime);
     }
   }
+  JsonTap tap;  // FLOWPERF_JSON, as every front end's client takes it
+  tap.add(r);
+  if (!tap.write() && code == 0) code = static_cast<int>(ExitCode::kRuntime);
   if (!r.error.empty()) std::fprintf(stderr, "flowperf: %s\n", r.error.c_str());
   return code;
 }

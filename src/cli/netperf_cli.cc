@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "cli/json_tap.h"
 #include "cli/netperf_args.h"
 #include "cli/personalities.h"
 #include "cli/signals.h"
@@ -302,6 +303,10 @@ int run(const NetperfArgs& a) {
     throw;
   }
   const results::TestResult& r = runs.back();
+  // FLOWPERF_JSON: the native document too, whatever happens next.
+  JsonTap tap;
+  tap.add(r, runs.size() > 1 ? &loop : nullptr);
+  const int tapped = tap.write() ? 0 : static_cast<int>(ExitCode::kRuntime);
   if (r.local_side.first_error_errno() == EMSGSIZE && info.protocol == spec::Protocol::kUdp) {
     out("send_data: data send error: Message too long (errno 90)\n");
     err("netperf: send_omni: send_data failed: Message too long\n");
@@ -313,7 +318,7 @@ int run(const NetperfArgs& a) {
     return static_cast<int>(ExitCode::kRuntime);
   }
   if (r.interrupted) return static_cast<int>(ExitCode::kInterrupted);
-  return 0;
+  return tapped;
 }
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "cli/json_tap.h"
 #include "cli/personalities.h"
 #include "cli/qperf_args.h"
 #include "cli/signals.h"
@@ -471,16 +472,19 @@ class Client {
         return static_cast<int>(ExitCode::kRuntime);
       }
     }
+    int rc = 0;
     for (const Run& r : a.runs) {
       std::printf("%s:\n", r.test.name);
       std::fflush(stdout);
       for (const auto& w : qperf::unused_warnings(r)) std::fprintf(stderr, "%s\n", w.c_str());
-      int rc = run_one(r);
+      rc = run_one(r);
       std::fflush(stdout);
-      if (rc != 0) return rc;
+      if (rc != 0) break;
       if (r.test.kind == TestKind::kQuit) break;  // as qperf: nothing runs after quit
     }
-    return 0;
+    // FLOWPERF_JSON: the native document of each test that ran.
+    if (!tap_.write() && rc == 0) rc = static_cast<int>(ExitCode::kRuntime);
+    return rc;
   }
 
  private:
@@ -552,6 +556,7 @@ class Client {
   int socket_test(const Run& r, session::QperfClientOptions o) {
     o.interrupt = interrupt_;
     session::QperfClientRun run = session::run_qperf_test(o);
+    tap_.add(run.result);
     const auto rows = report::qperf_test_rows(run.result, qperf::used_params(r), r.display);
     std::fputs(report::qperf_rows_text(rows).c_str(), stdout);
     if (run.interrupted) return static_cast<int>(ExitCode::kInterrupted);
@@ -581,6 +586,7 @@ class Client {
   }
 
   const std::atomic<bool>* interrupt_;
+  JsonTap tap_;
 };
 
 }  // namespace

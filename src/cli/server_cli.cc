@@ -93,17 +93,12 @@ int run_server(const ServerArgs& a) {
     c.log = nullptr;
   }
   block_termination_signals();
+  // A second port that every protocol is served on too (iperf3's clients
+  // look for 5201 unless told otherwise), by the same server: its limits
+  // count tests once, whichever port they came to.
+  if (a.iperf3_port) c.more_ports.push_back(a.iperf3_port);
   session::Server server(c);
   server.bind();
-  // A second port that every protocol is served on too: iperf3's clients
-  // look for 5201 unless told otherwise.
-  std::optional<session::Server> also;
-  if (a.iperf3_port) {
-    session::ServerConfig c2 = c;
-    c2.port = a.iperf3_port;
-    also.emplace(c2);
-    also->bind();
-  }
   if (c.log) {
     std::string how = c.tls ? "; over TLS" : "";
     if (!c.keys.empty()) how += fmt::format("; clients authenticate ({} keys)", c.keys.size());
@@ -113,12 +108,11 @@ int run_server(const ServerArgs& a) {
     if (c.iperf3.auth)
       std::fprintf(c.log, "flowperf server: iperf3 clients authenticate (RSA token, users in %s)\n",
                    c.iperf3.auth->users_path.c_str());
-    if (also)
+    if (a.iperf3_port)
       std::fprintf(c.log, "flowperf server: iperf3 clients also on %s\n",
-                   also->address().to_string().c_str());
+                   server.addresses().back().to_string().c_str());
     std::fflush(c.log);
   }
-  if (also) also->start_background();
   // SIGINT/SIGTERM arrive on this thread only; serve() runs in the
   // foreground until they do (or a client's allowed quit request).
   std::thread signals([&server] {
@@ -127,7 +121,6 @@ int run_server(const ServerArgs& a) {
   });
   signals.detach();
   server.serve();
-  if (also) also->stop();
   server.stop();
   return 0;
 }

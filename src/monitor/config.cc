@@ -2,8 +2,10 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <initializer_list>
 #include <set>
 #include <sstream>
 
@@ -141,18 +143,24 @@ Target read_target(const Where& w, const YAML::Node& n, const std::string& at) {
   if (!n["name"]) w.fail(n, at + ".name", "missing; each target needs a name for its metrics");
   t.name = scalar(w, n["name"], at + ".name");
   if (t.name.empty()) w.fail(n["name"], at + ".name", "empty");
-  if (!n["host"]) w.fail(n, at + ".host", "missing; give the flowperf server's address");
+  if (!n["host"]) w.fail(n, at + ".host", "missing; give the server's address");
   t.host = scalar(w, n["host"], at + ".host");
   if (t.host.empty()) w.fail(n["host"], at + ".host", "empty");
-  if (n["port"]) t.port = static_cast<uint16_t>(whole(w, n["port"], at + ".port", 1, 65535));
   if (n["protocol"]) {
     const std::string p = scalar(w, n["protocol"], at + ".protocol");
-    if (p != "flowperf")
+    bool known = false;
+    for (Protocol k :
+         {Protocol::kFlowperf, Protocol::kNetperf, Protocol::kIperf3, Protocol::kQperf})
+      if (p == protocol_name(k)) {
+        t.protocol = k;
+        known = true;
+      }
+    if (!known)
       w.fail(n["protocol"], at + ".protocol",
-             "'" + p +
-                 "': the monitor speaks to flowperf servers only for now (protocol: "
-                 "flowperf); netperf and iperf3 targets are not supported yet");
+             "'" + p + "': choose flowperf, netperf (a netserver), iperf3 (iperf3 -s) or qperf");
   }
+  t.port = default_port(t.protocol);
+  if (n["port"]) t.port = static_cast<uint16_t>(whole(w, n["port"], at + ".port", 1, 65535));
   if (n["every"]) t.every_s = duration(w, n["every"], at + ".every");
   t.jitter_s = t.every_s / 10;
   if (n["jitter"]) {
@@ -170,12 +178,88 @@ Target read_target(const Where& w, const YAML::Node& n, const std::string& at) {
   const YAML::Node tests = n["tests"];
   if (!tests || !tests.IsSequence() || tests.size() == 0)
     w.fail(tests ? tests : n, at + ".tests", "give a list of at least one test");
-  for (size_t i = 0; i < tests.size(); ++i)
-    t.tests.push_back(read_test(w, tests[i], at + ".tests[" + std::to_string(i) + "]"));
+  for (size_t i = 0; i < tests.size(); ++i) {
+    const std::string where = at + ".tests[" + std::to_string(i) + "]";
+    t.tests.push_back(read_test(w, tests[i], where));
+    if (std::string why = protocol_refuses(t.protocol, t.tests.back().spec); !why.empty())
+      w.fail(tests[i], where, why);
+  }
   return t;
 }
 
 }  // namespace
+
+const char* protocol_name(Protocol p) {
+  switch (p) {
+    case Protocol::kNetperf:
+      return "netperf";
+    case Protocol::kIperf3:
+      return "iperf3";
+    case Protocol::kQperf:
+      return "qperf";
+    case Protocol::kFlowperf:
+      break;
+  }
+  return "flowperf";
+}
+
+uint16_t default_port(Protocol p) {
+  switch (p) {
+    case Protocol::kIperf3:
+      return 5201;
+    case Protocol::kQperf:
+      return 19765;
+    case Protocol::kFlowperf:
+    case Protocol::kNetperf:
+      break;
+  }
+  return 12865;
+}
+
+std::string protocol_refuses(Protocol p, const spec::TestSpec& s) {
+  using spec::TestKind;
+  const char* name = spec::info(s.test).name;
+  const auto one_of = [&](std::initializer_list<TestKind> kinds) {
+    return std::find(kinds.begin(), kinds.end(), s.test) != kinds.end();
+  };
+  switch (p) {
+    case Protocol::kFlowperf:
+      return {};
+    case Protocol::kNetperf:
+      if (s.test == TestKind::kUdpStream)
+        return "netperf cannot pace a UDP_STREAM, and an unpaced one would flood the path every "
+               "round; use UDP_RR, or a flowperf or iperf3 target";
+      if (!one_of({TestKind::kTcpStream, TestKind::kTcpMaerts, TestKind::kTcpRr, TestKind::kTcpCrr,
+                   TestKind::kTcpCc, TestKind::kUdpRr}))
+        return std::string(name) +
+               " is not a netperf test; a netserver runs TCP_STREAM, "
+               "TCP_MAERTS, TCP_RR, TCP_CRR, TCP_CC and UDP_RR";
+      if (s.streams != 1)
+        return "netperf runs one stream a test: drop `streams`, or use a flowperf target";
+      return {};
+    case Protocol::kIperf3:
+      if (!one_of({TestKind::kTcpStream, TestKind::kTcpMaerts, TestKind::kUdpStream}))
+        return std::string(name) +
+               " is not an iperf3 test; iperf3 -s runs TCP_STREAM, TCP_MAERTS (-R) and "
+               "UDP_STREAM";
+      if (s.streams > 128) return "iperf3 runs at most 128 streams a test";
+      return {};
+    case Protocol::kQperf:
+      if (s.test == TestKind::kUdpStream)
+        return "qperf cannot pace its udp_bw, and an unpaced one would flood the path every "
+               "round; use UDP_RR (udp_lat), or a flowperf or iperf3 target";
+      if (!one_of({TestKind::kTcpStream, TestKind::kTcpRr, TestKind::kUdpRr}))
+        return std::string(name) +
+               " is not a qperf test; a qperf server runs TCP_STREAM (tcp_bw), TCP_RR "
+               "(tcp_lat) and UDP_RR (udp_lat)";
+      if (s.streams != 1) return "qperf runs one stream a test: drop `streams`";
+      if (s.request_size != s.response_size)
+        return "qperf's latency tests send one size both ways: give `rr: SIZE`";
+      if (s.duration_s < 1) return "qperf counts a test's length in whole seconds: give 1s or more";
+      return {};
+  }
+  return {};
+}
 
 std::optional<double> parse_duration(const std::string& text) {
   double v = 0;

@@ -19,8 +19,21 @@ struct Test {
   std::string label_test, direction;
 };
 
+// Which protocol a target's server speaks, and so which client runs its
+// tests: flowperf's own, netperf's (a netserver, 2.7), iperf3's (iperf3 -s)
+// or qperf's (a qperf server). Each client returns the same TestResult, so
+// the series are alike whichever it was.
+enum class Protocol { kFlowperf, kNetperf, kIperf3, kQperf };
+const char* protocol_name(Protocol p);
+// The port its servers listen on unless told otherwise.
+uint16_t default_port(Protocol p);
+// Why a server of this protocol cannot run the test, in words for the
+// config's reader; empty when it can.
+std::string protocol_refuses(Protocol p, const spec::TestSpec& s);
+
 struct Target {
   std::string name, host;
+  Protocol protocol = Protocol::kFlowperf;
   uint16_t port = 12865;
   double every_s = 60;   // from the start of one round of tests to the next
   double jitter_s = -1;  // each round starts up to this much late; -1: every_s / 10

@@ -1,6 +1,8 @@
 #include "monitor/monitor.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <random>
@@ -8,6 +10,9 @@
 #include "core/error.h"
 #include "report/summary.h"
 #include "session/controller.h"
+#include "session/iperf3_client.h"
+#include "session/netperf_client.h"
+#include "session/qperf_client.h"
 
 namespace flowperf::monitor {
 namespace {
@@ -27,6 +32,69 @@ SeriesKey key_of(const Target& t, const Test& test) {
           .test = test.label_test,
           .direction = test.direction,
           .streams = test.spec.streams};
+}
+
+// One test against the target, through the client of its protocol (the
+// same clients the personalities run). Throws what the client throws when
+// the test cannot start.
+results::TestResult run_one(const Target& t, const Test& test, const std::atomic<bool>* stop) {
+  const spec::TestSpec& s = test.spec;
+  const auto whole_seconds = [](double d) { return static_cast<int>(std::max(1.0, std::ceil(d))); };
+  switch (t.protocol) {
+    case Protocol::kFlowperf:
+      break;
+    case Protocol::kNetperf: {
+      session::NetperfClientOptions o;
+      o.host = t.host;
+      o.port = t.port;
+      o.interrupt = stop;
+      return session::run_netperf_test(s, o);
+    }
+    case Protocol::kIperf3: {
+      session::Iperf3ClientOptions o;
+      o.host = t.host;
+      o.port = t.port;
+      o.connect_timeout_s = t.connect_timeout_s;
+      o.interrupt = stop;
+      o.interval_s = s.interval_s;
+      proto::iperf3::Params& p = o.params;
+      p.udp = s.test == spec::TestKind::kUdpStream;
+      p.reverse = s.test == spec::TestKind::kTcpMaerts;
+      p.time = whole_seconds(s.duration_s);
+      p.parallel = static_cast<int>(s.streams);
+      p.bandwidth = s.rate_bps / std::max<uint32_t>(s.streams, 1);  // iperf3's is per stream
+      p.len = s.send_size;
+      session::Iperf3ClientRun run = session::run_iperf3_client(o);
+      if (run.interrupted) run.result.interrupted = true;
+      return std::move(run.result);
+    }
+    case Protocol::kQperf: {
+      namespace qw = proto::qperf;
+      session::QperfClientOptions o;
+      o.host = t.host;
+      o.port = t.port;
+      o.wait_s = t.connect_timeout_s;
+      o.interrupt = stop;
+      const bool bw = s.test == spec::TestKind::kTcpStream;
+      qw::Request& q = o.request;
+      q.req_index = static_cast<uint16_t>(bw                                 ? qw::Index::kTcpBw
+                                          : s.test == spec::TestKind::kTcpRr ? qw::Index::kTcpLat
+                                                                             : qw::Index::kUdpLat);
+      // qperf's own defaults: 64 KiB for a bandwidth test, 1 byte for latency.
+      const uint32_t size = bw ? (s.send_size ? s.send_size : 64 * 1024) : s.request_size;
+      q.msg_size = o.msg_size = size;
+      q.time = static_cast<uint32_t>(whole_seconds(s.duration_s));
+      o.time_s = q.time;
+      q.timeout = static_cast<uint32_t>(o.timeout_s);
+      return session::run_qperf_test(o).result;
+    }
+  }
+  session::ClientOptions o;
+  o.host = t.host;
+  o.port = t.port;
+  o.connect_timeout_s = t.connect_timeout_s;
+  o.interrupt = stop;
+  return session::run_test(s, o);
 }
 
 }  // namespace
@@ -87,14 +155,9 @@ void Monitor::run_target(const Target& t, uint64_t seed) {
     }
     for (const auto& test : t.tests) {
       if (stopping_) return;
-      session::ClientOptions o;
-      o.host = t.host;
-      o.port = t.port;
-      o.connect_timeout_s = t.connect_timeout_s;
-      o.interrupt = &stopping_;
       const auto t0 = Clock::now();
       try {
-        const results::TestResult r = session::run_test(test.spec, o);
+        const results::TestResult r = run_one(t, test, &stopping_);
         const double wall = std::chrono::duration<double>(Clock::now() - t0).count();
         if (stopping_ && r.interrupted) return;  // cut short by a reload or shutdown
         metrics_.record(key_of(t, test), r, wall, unix_now());

@@ -1,6 +1,7 @@
 #include "session/intake.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
@@ -13,8 +14,8 @@
 namespace flowperf::session {
 namespace {
 
-// epoll tags: the listener, the wake eventfd, then accept numbers + 2.
-constexpr uint64_t kListenerTag = 0, kWakeTag = 1, kFirstTag = 2;
+// epoll tags: the wake eventfd, the listeners, then accept numbers + kFirstTag.
+constexpr uint64_t kWakeTag = 0, kListenerTag = 1, kFirstTag = kListenerTag + Intake::kMaxListeners;
 // Accepted in one turn at most, so pending bytes are looked at between bursts.
 constexpr int kAcceptBurst = 256;
 
@@ -28,9 +29,9 @@ void watch(int epoll, int fd, uint32_t events, uint64_t tag) {
 
 }  // namespace
 
-Intake::Intake(int listener, int wake, uint32_t max_pending, double first_bytes_s,
+Intake::Intake(std::vector<int> listeners, int wake, uint32_t max_pending, double first_bytes_s,
                Farewell farewell)
-    : listener_(listener),
+    : listeners_(std::move(listeners)),
       wake_(wake),
       max_pending_(std::max<uint32_t>(max_pending, 1)),
       first_bytes_(std::chrono::duration_cast<Clock::duration>(
@@ -38,8 +39,13 @@ Intake::Intake(int listener, int wake, uint32_t max_pending, double first_bytes_
       farewell_(std::move(farewell)) {
   epoll_.reset(::epoll_create1(EPOLL_CLOEXEC));
   if (!epoll_) throw runtime_error("cannot create an epoll set: " + net::sys::errno_text(errno));
-  ::fcntl(listener_, F_SETFL, ::fcntl(listener_, F_GETFL) | O_NONBLOCK);
-  watch(epoll_.get(), listener_, EPOLLIN, kListenerTag);
+  if (listeners_.empty() || listeners_.size() > kMaxListeners)
+    throw runtime_error(
+        fmt::format("a server listens on 1 to {} ports, not {}", kMaxListeners, listeners_.size()));
+  for (size_t i = 0; i < listeners_.size(); ++i) {
+    ::fcntl(listeners_[i], F_SETFL, ::fcntl(listeners_[i], F_GETFL) | O_NONBLOCK);
+    watch(epoll_.get(), listeners_[i], EPOLLIN, kListenerTag + i);
+  }
   if (wake_ >= 0) watch(epoll_.get(), wake_, EPOLLIN, kWakeTag);
 }
 
@@ -53,26 +59,26 @@ std::vector<Intake::Arrival> Intake::wait(std::chrono::milliseconds timeout) {
   epoll_event ev[64];
   const int n = ::epoll_wait(epoll_.get(), ev, 64, static_cast<int>(timeout.count()));
   std::vector<Arrival> out;
-  bool accept = false;
+  std::vector<int> ready;
   for (int i = 0; i < n; ++i) {
     const uint64_t tag = ev[i].data.u64;
-    if (tag == kListenerTag)
-      accept = true;
+    if (tag >= kListenerTag && tag < kFirstTag)
+      ready.push_back(listeners_[tag - kListenerTag]);
     else if (tag >= kFirstTag)
       look(tag - kFirstTag, ev[i].events, out);
     // the wake eventfd: the caller looks at why; it stays readable until stop
   }
   const auto now = Clock::now();
-  if (accept) accept_all(now);
+  for (int listener : ready) accept_all(listener, now);
   expire(now);
   return out;
 }
 
-void Intake::accept_all(Clock::time_point now) {
+void Intake::accept_all(int listener, Clock::time_point now) {
   for (int i = 0; i < kAcceptBurst; ++i) {
     sockaddr_storage peer{};
     socklen_t len = sizeof peer;
-    net::Fd fd(::accept4(listener_, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC));
+    net::Fd fd(::accept4(listener, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC));
     if (!fd) return;  // none left (EAGAIN), a client that gave up, or out of descriptors for now
     const uint64_t number = ++accepted_;
     ++counts_.accepted;

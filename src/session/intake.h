@@ -48,9 +48,12 @@ class Intake {
   // bytes it sent (a flowperf client is told why in its own protocol).
   using Farewell = std::function<void(int fd, std::span<const uint8_t> first, Drop why)>;
 
-  // `listener` is made non-blocking; `wake` (an eventfd) ends a wait early.
-  // Both stay owned by the caller.
-  Intake(int listener, int wake, uint32_t max_pending, double first_bytes_s,
+  // The listeners (one per port the server serves, at most kMaxListeners)
+  // are made non-blocking; `wake` (an eventfd) ends a wait early. All stay
+  // owned by the caller. Connections of every listener share one queue,
+  // one max_pending and one accept order.
+  static constexpr size_t kMaxListeners = 8;
+  Intake(std::vector<int> listeners, int wake, uint32_t max_pending, double first_bytes_s,
          Farewell farewell = nullptr);
 
   // Waits up to `timeout` for connections and bytes; returns the
@@ -67,7 +70,7 @@ class Intake {
     size_t have = 0;  // bytes seen so far
     std::optional<IpAddr> peer;
   };
-  void accept_all(Clock::time_point now);
+  void accept_all(int listener, Clock::time_point now);
   // Looks at one pending connection's bytes; moves it to `out` once claimed.
   void look(uint64_t number, uint32_t events, std::vector<Arrival>& out);
   void expire(Clock::time_point now);
@@ -75,7 +78,8 @@ class Intake {
   // first, so the close is a FIN rather than a reset.
   void drop(std::map<uint64_t, Pending>::iterator it, Drop why);
 
-  int listener_, wake_;
+  std::vector<int> listeners_;
+  int wake_;
   net::Fd epoll_;
   uint32_t max_pending_;
   Clock::duration first_bytes_;

@@ -396,6 +396,12 @@ Iperf3ClientRun run_iperf3_client(const Iperf3ClientOptions& o) {
     }
   }
   report.end = report_end(plan, measured, mine, theirs, fds, have_theirs);
+  run.result = test_result(plan, std::move(measured), have_theirs ? &theirs : nullptr);
+  run.result.local = {plain_host(local_control), local_control.port()};
+  run.result.remote = {o.host, o.port};
+  run.result.started = std::chrono::system_clock::from_time_t(report.start.timesecs);
+  run.result.interrupted = run.interrupted;
+  run.result.error = run.error;
   if (have_theirs) {
     report.server_output_text = theirs.server_output_text;
     if (theirs.server_output_json)

@@ -12,7 +12,8 @@
 
 #include "core/ip_family.h"
 #include "proto/iperf3_wire.h"
-#include "report/iperf3_report.h"
+#include "results/iperf3_run.h"
+#include "results/test_result.h"
 
 namespace flowperf::session {
 
@@ -35,10 +36,10 @@ struct Iperf3ClientOptions {
   // -d: each step of the control exchange (states, the JSON both ways).
   std::function<void(const std::string&)> debug;
   // The server answered (iperf3 prints "Connecting to host ..." now).
-  std::function<void(const report::iperf3::StartInfo&)> on_connecting;
+  std::function<void(const results::iperf3::StartInfo&)> on_connecting;
   // The streams are connected (the "[  5] local ... connected to ..." lines).
-  std::function<void(const report::iperf3::StartInfo&)> on_start;
-  std::function<void(const report::iperf3::Interval&)> on_interval;
+  std::function<void(const results::iperf3::StartInfo&)> on_start;
+  std::function<void(const results::iperf3::Interval&)> on_interval;
 };
 
 // A failure in iperf3's words, without "iperf3: error - ": "unable to
@@ -49,7 +50,9 @@ struct Iperf3Error : std::runtime_error {
 };
 
 struct Iperf3ClientRun {
-  report::iperf3::Report report;
+  results::iperf3::Report report;
+  // The same test as flowperf's renderers take it (iperf3::test_result).
+  results::TestResult result;
   bool interrupted = false;  // the user stopped it: the peer was told (CLIENT_TERMINATE)
   std::string error;         // it failed after the start ("the server has terminated")
 };

@@ -26,9 +26,11 @@
 #include "net/socket.h"
 #include "net/sys.h"
 #include "proto/messages.h"
+#include "report/iperf3_report.h"
 #include "session/iperf3_server.h"
 #include "session/iperf3_test.h"
 #include "session/server.h"
+#include "session/server_policy.h"
 #include "session/session.h"
 #include "session/side_runner.h"
 #include "session/test_slot.h"
@@ -196,7 +198,7 @@ class Iperf3Session {
       report_.start.sndbuf_actual = net::get_sndbuf(fds_.front());
       report_.start.rcvbuf_actual = net::get_rcvbuf(fds_.front());
     }
-    text(rp::text_start(report_.start));
+    text(report::iperf3::text_start(report_.start));
 
     send_state(c_, ip::kTestStart);
     send_state(c_, ip::kTestRunning);
@@ -211,7 +213,8 @@ class Iperf3Session {
     ro.meter_at = local_;
     ro.on_interval = [&](const results::IntervalSample& s) {
       rp::Interval iv = report_interval(plan_, s, fds_);
-      if (out_.interval_s > 0) text(rp::text_interval(report_.start, iv, {out_.format}));
+      if (out_.interval_s > 0)
+        text(report::iperf3::text_interval(report_.start, iv, {out_.format}));
       report_.intervals.push_back(std::move(iv));
     };
     auto runner = std::make_unique<SideRunner>(make_flows(plan_, std::move(sockets)), ro);
@@ -288,17 +291,17 @@ class Iperf3Session {
         ip::decode_results(read_json(c_, core::after(cfg_.control_timeout_s)));
     report_.end = report_end(plan_, measured, mine, theirs, fds_, true);
     ip::Results ours = results_message(plan_, measured, mine, &theirs);
-    const std::string summary = rp::text_summary(report_, {out_.format});
+    const std::string summary = report::iperf3::text_summary(report_, {out_.format});
     if (plan_.params.get_server_output) {
       if (out_.json)
-        ours.server_output_json = rp::json(report_);
+        ours.server_output_json = report::iperf3::json(report_);
       else
         ours.server_output_text = server_text_ + summary;
     }
     send_json(c_, ip::encode_results(ours));
     send_state(c_, ip::kDisplayResults);
     if (out_.json)
-      print(rp::json(report_));
+      print(report::iperf3::json(report_));
     else
       text(summary);
     // IPERF_DONE; a client that just closes has said as much.
@@ -322,22 +325,16 @@ class Iperf3Session {
       return fmt::format("UDP length {} (16 to 65507)", p.len);
     if (!p.udp && (p.len < 1 || p.len > spec::kMaxMessage))
       return fmt::format("block length {}", p.len);
-    if (p.time + p.omit > cfg_.max_duration_s)
-      return fmt::format("a {} s test (this server runs at most {} s)", p.time + p.omit,
-                         cfg_.max_duration_s);
     if (p.server_affinity && !spec::cpu_usable(*p.server_affinity))
       return fmt::format("CPU {} is not one this server may run on", *p.server_affinity);
-    if (cfg_.max_streams > 0 && static_cast<uint32_t>(p.parallel) > cfg_.max_streams)
-      return fmt::format("{} parallel streams (this server serves at most {})", p.parallel,
-                         cfg_.max_streams);
+    TestAsk ask;
+    ask.duration_option = "-t";
+    ask.duration_s = static_cast<double>(p.time) + p.omit;
+    ask.streams = static_cast<uint64_t>(p.parallel);
+    ask.udp_stream = p.udp;
     // iperf3's -b is per stream.
-    const uint64_t total = p.bandwidth * static_cast<uint64_t>(p.parallel);
-    if (cfg_.max_rate_bps > 0 && p.udp && (p.bandwidth == 0 || total > cfg_.max_rate_bps))
-      return fmt::format(
-          "UDP at {} (this server takes at most {} bit/s in all)",
-          p.bandwidth == 0 ? std::string("no rate limit") : fmt::format("{} bit/s in all", total),
-          cfg_.max_rate_bps);
-    return {};
+    ask.rate_bps = times(p.bandwidth, static_cast<uint64_t>(p.parallel));
+    return ServerPolicy(cfg_).refuse(ask);
   }
 
   // iperf3's authentication, checked as soon as the parameters are in (as
@@ -370,7 +367,7 @@ class Iperf3Session {
       rp::StartInfo s;
       s.version = version_text();
       s.system_info = system_info();
-      print(rp::json_error(s, "error - test authorization failed"));
+      print(report::iperf3::json_error(s, "error - test authorization failed"));
     }
     warn("error - test authorization failed (" + why + ")");
     return false;
@@ -391,11 +388,8 @@ class Iperf3Session {
       so.max_pacing_rate = plan_.params.bandwidth / 8;
     if (plan_.params.fqrate) so.max_pacing_rate = plan_.params.fqrate / 8;
     // --max-rate: the server's own TCP sending, shared by the streams.
-    if (cfg_.max_rate_bps > 0 && !plan_.params.udp) {
-      const uint64_t share = std::max<uint64_t>(
-          cfg_.max_rate_bps / 8 / static_cast<uint64_t>(std::max(plan_.params.parallel, 1)), 1);
-      if (so.max_pacing_rate == 0 || so.max_pacing_rate > share) so.max_pacing_rate = share;
-    }
+    if (!plan_.params.udp)
+      ServerPolicy(cfg_).pace(so, static_cast<uint64_t>(std::max(plan_.params.parallel, 1)));
     so.dont_fragment = plan_.params.dont_fragment;
     return so;
   }

@@ -383,4 +383,52 @@ void fill_test_start(rp::StartInfo& s, const ip::Params& p) {
 
 std::string version_text() { return "iperf 3.12 (flowperf " + std::string(kVersion) + ")"; }
 
+results::TestResult test_result(const Plan& plan, results::SideResult measured,
+                                const ip::Results* peer) {
+  results::TestResult r;
+  r.spec = plan.spec;
+  if (plan.params.reverse && !plan.params.udp && !plan.params.bidirectional)
+    r.spec.test = TestKind::kTcpMaerts;
+  uint64_t rate = 0;
+  if (__builtin_mul_overflow(plan.params.bandwidth,
+                             static_cast<uint64_t>(std::max(plan.params.parallel, 1)), &rate))
+    rate = UINT64_MAX;
+  r.spec.rate_bps = rate;
+  r.intervals = std::move(measured.intervals);
+  measured.intervals.clear();
+  r.local_side = std::move(measured);
+  if (!peer) return r;
+  r.have_remote = true;
+  results::SideResult& remote = r.remote_side;
+  // The peer's streams in its order, which is the streams' (the ids say so).
+  for (size_t i = 0; i < peer->streams.size(); ++i) {
+    const ip::StreamResult& p = peer->streams[i];
+    results::FlowResult f;
+    f.index = static_cast<uint32_t>(i);
+    f.elapsed_s = std::max(0.0, p.end_time - p.start_time);
+    const bool peer_sent = !plan.sends(static_cast<uint32_t>(i));
+    const uint64_t packets = p.packets > 0 ? static_cast<uint64_t>(p.packets) : 0;
+    if (peer_sent) {
+      f.bytes_sent = p.bytes;
+      if (plan.params.udp) f.datagrams_sent = packets;
+    } else {
+      f.bytes_recv = p.bytes;
+      if (plan.params.udp) {
+        const uint64_t lost = p.errors > 0 ? static_cast<uint64_t>(p.errors) : 0;
+        f.datagrams_recv = packets > lost ? packets - lost : 0;
+        f.jitter_ns = p.jitter * 1e9;
+      }
+    }
+    remote.elapsed_s = std::max(remote.elapsed_s, f.elapsed_s);
+    remote.flows.push_back(std::move(f));
+  }
+  measure::CpuUsage cpu;
+  cpu.util = peer->cpu_util_total;
+  cpu.user = peer->cpu_util_user;
+  cpu.system = peer->cpu_util_system;
+  cpu.elapsed_s = remote.elapsed_s;
+  remote.cpu = cpu;
+  return r;
+}
+
 }  // namespace flowperf::session::iperf3

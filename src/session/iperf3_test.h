@@ -15,14 +15,15 @@
 #include "engine/flow.h"
 #include "net/fd.h"
 #include "proto/iperf3_wire.h"
-#include "report/iperf3_report.h"
+#include "results/iperf3_run.h"
 #include "results/measurements.h"
+#include "results/test_result.h"
 #include "spec/test_spec.h"
 
 namespace flowperf::session::iperf3 {
 
 namespace ip = proto::iperf3;
-namespace rp = report::iperf3;
+namespace rp = results::iperf3;
 using Clock = std::chrono::steady_clock;
 
 // The control connection closed, or a read or write on it failed.
@@ -89,12 +90,19 @@ rp::EndInfo report_end(const Plan& plan, const results::SideResult& measured,
                        const std::vector<int>& sockets, bool have_peer);
 rp::Cpu cpu_of(const results::SideResult& measured);
 
+// The test as flowperf's own renderers take it (FLOWPERF_JSON, plot, the
+// monitor): this end's measurements as they are, the peer's from its
+// results message (`peer`: none when it never came). A reversed TCP test is
+// a TCP_MAERTS, and -b, per stream in iperf3, becomes the test's total.
+results::TestResult test_result(const Plan& plan, results::SideResult measured,
+                                const ip::Results* peer);
+
 // "Thu, 03 Dec 2026 22:17:17 GMT", and uname's words.
 std::string http_time(int64_t secs);
 std::string system_info();
 // The test's shape as both ends' start blocks show it (start.test_start and
 // the rate, buffer and TOS keys), from the parameters.
-void fill_test_start(report::iperf3::StartInfo& start, const proto::iperf3::Params& p);
+void fill_test_start(results::iperf3::StartInfo& start, const proto::iperf3::Params& p);
 // start.version: "iperf 3.12 (flowperf X)", the protocol spoken and who speaks it.
 std::string version_text();
 

@@ -47,6 +47,7 @@
 #include "net/tcp_info.h"
 #include "proto/netperf_wire.h"
 #include "session/server.h"
+#include "session/server_policy.h"
 #include "session/session.h"
 #include "session/side_runner.h"
 #include "session/test_slot.h"
@@ -561,9 +562,12 @@ class NetperfSession {
 
   // Limits: the test length and the number of tests running at once.
   void admit(const Plan& p) {
-    if (p.test_length > 0 && p.test_length > cfg_.max_duration_s)
-      throw Refusal{EINVAL, fmt::format("-l {}: this server runs tests of at most {} seconds",
-                                        p.test_length, cfg_.max_duration_s)};
+    TestAsk ask;
+    ask.rate_option = "";  // netperf cannot pace a UDP_STREAM
+    ask.duration_s = p.test_length > 0 ? p.test_length : 0;
+    ask.udp_stream = is_udp(p.kind) && spec::info(p.kind).workload == spec::Workload::kStream &&
+                     spec::info(p.kind).client_sends;
+    if (std::string why = ServerPolicy(cfg_).refuse(ask); !why.empty()) throw Refusal{EINVAL, why};
     const bool rr = spec::info(p.kind).workload == spec::Workload::kRr;
     const int32_t max_size = static_cast<int32_t>(
         is_udp(p.kind) ? spec::kMaxUdpPayloadV6 : static_cast<int32_t>(spec::kMaxMessage));
@@ -592,7 +596,8 @@ class NetperfSession {
     // Before listen(): accepted sockets inherit them from the listener.
     // netserver only warns when the kernel refuses one, and so do we (in
     // the log).
-    const net::SocketOptions options = engine::socket_options(as_spec(p), spec::End::kRemote);
+    net::SocketOptions options = engine::socket_options(as_spec(p), spec::End::kRemote);
+    ServerPolicy(cfg_).pace(options, 1);  // --max-rate: the server's own sending
     if (const net::SocketOptionErrors failed = net::apply_socket_options(fd, options); failed.any())
       log("-", "cannot set " + net::describe(failed, options));
     if (::bind(fd, p.bind.sa(), p.bind.len) < 0)
@@ -656,8 +661,9 @@ class NetperfSession {
         }
       }
       ds.fd.reset();  // one connection per test
-      const net::SocketOptions again =
+      net::SocketOptions again =
           net::not_inherited_on_accept(engine::socket_options(as_spec(p), spec::End::kRemote));
+      ServerPolicy(cfg_).pace(again, 1);
       if (const auto failed = net::apply_socket_options(conn.get(), again); failed.any())
         log("-", "cannot set " + net::describe(failed, again));
       log(spec::info(kind).name,

@@ -29,6 +29,7 @@
 #include "proto/messages.h"
 #include "session/qperf_control.h"
 #include "session/server.h"
+#include "session/server_policy.h"
 #include "session/session.h"
 #include "session/side_runner.h"
 #include "session/test_slot.h"
@@ -55,7 +56,10 @@ class QperfSession {
     } catch (const proto::ProtocolError& e) {
       return refuse(e.what());
     }
-    timeout_s_ = req.timeout ? req.timeout : 5;
+    // The client's -to (qperf's default 5 s) for every wait on it, but
+    // never longer than the server's control timeout: a client that asks
+    // for hours and then goes silent must not hold its test slot so long.
+    timeout_s_ = ServerPolicy(*ctx_.config).control_wait_seconds(req.timeout ? req.timeout : 5);
     const auto index = static_cast<qw::Index>(req.req_index);
     // The RDMA tests (12 and up): what a qperf built without RDMA answers.
     if (req.req_index > static_cast<uint16_t>(qw::Index::kUdpLat))
@@ -71,15 +75,19 @@ class QperfSession {
           "{} is not supported by this server (flowperf serves conf, quit, tcp_bw, tcp_lat, "
           "udp_bw and udp_lat)",
           qw::index_name(req.req_index)));
+    // What the policy refuses takes no slot; then the slot, then the source's share.
+    TestAsk ask;
+    ask.duration_option = "-t";
+    ask.duration_s = req.time;
+    ask.udp_stream = index == qw::Index::kUdpBw;
+    ask.rate_option = "";  // qperf cannot pace its udp_bw
+    if (std::string why = ServerPolicy(*ctx_.config).refuse(ask); !why.empty()) return refuse(why);
     uint32_t running = 0;
     if (!slot_.take(ctx_.config->max_tests, &running))
       return refuse(fmt::format("server busy ({} tests running, limit {}) - try again later",
                                 running, ctx_.config->max_tests));
     if (std::string why = slot_.take_source(ctx_.sources, ctx_.peer); !why.empty())
       return refuse(why);
-    if (req.time > ctx_.config->max_duration_s)
-      return refuse(fmt::format("a {} s test: this server runs tests of at most {} s", req.time,
-                                ctx_.config->max_duration_s));
     if (req.msg_size == 0 ||
         req.msg_size > (is_udp(index) ? spec::kMaxUdpPayloadV6 : spec::kMaxMessage))
       return refuse(fmt::format("{}: message size {} is out of range",
@@ -120,6 +128,10 @@ class QperfSession {
     ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (bind_at.family() == AF_INET6)
       ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    // --max-rate: the server's own sending (tcp_lat's and udp_lat's replies).
+    net::SocketOptions paced;
+    ServerPolicy(*ctx_.config).pace(paced, 1);
+    if (paced.any()) net::apply_socket_options(fd.get(), paced);
     if (req.sock_buf_size) {
       // Before listen(): the accepted socket inherits them.
       const int size = static_cast<int>(std::min<uint32_t>(req.sock_buf_size, INT32_MAX));
@@ -183,7 +195,9 @@ class QperfSession {
     stat.no_ticks = static_cast<uint32_t>(::sysconf(_SC_CLK_TCK));
     stat.time_s = time_array();
     const auto t0 = runner.go();
-    const auto end = req.time ? t0 + std::chrono::seconds(req.time) : Clock::time_point::max();
+    // qperf's -t 0 runs until the client stops it: no longer than --max-duration.
+    const auto end = t0 + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(
+                              ServerPolicy(*ctx_.config).test_seconds(req.time)));
     bool client_gone = false;
     runner.run(end, [&](Clock::time_point until) {
       if (ctx_.stopping && ctx_.stopping->load()) return SideRunner::Turn::kStop;

@@ -32,34 +32,36 @@ Server::Server(ServerConfig config)
 
 Server::~Server() { stop(); }
 
-void Server::bind() {
-  net::Address addr;
+net::Fd Server::listen_on(uint16_t port) {
   if (config_.bind_host.empty() && config_.family == IpFamily::kAny) {
     // One dual-stack socket serves IPv4 and IPv6 clients; fall back to IPv4
     // where IPv6 is off.
     try {
-      addr = net::resolve("::", config_.port, IpFamily::kV6, SOCK_STREAM).front();
+      const net::Address addr = net::resolve("::", port, IpFamily::kV6, SOCK_STREAM).front();
       net::Fd fd(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
       if (!fd) throw runtime_error("no IPv6");
       int zero = 0, one = 1;
       ::setsockopt(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
       ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-      if (::bind(fd.get(), addr.sa(), addr.len) == 0 && ::listen(fd.get(), 1024) == 0) {
-        listener_ = std::move(fd);
-      }
+      if (::bind(fd.get(), addr.sa(), addr.len) == 0 && ::listen(fd.get(), 1024) == 0) return fd;
     } catch (const Error&) {
     }
-    if (!listener_) {
-      addr = net::resolve("0.0.0.0", config_.port, IpFamily::kV4, SOCK_STREAM).front();
-      listener_ = net::bind_socket(addr, SOCK_STREAM);
-    }
-  } else {
-    std::string host = config_.bind_host;
-    if (host.empty()) host = config_.family == IpFamily::kV6 ? "::" : "0.0.0.0";
-    addr = net::resolve(host, config_.port, config_.family, SOCK_STREAM).front();
-    listener_ = net::bind_socket(addr, SOCK_STREAM);
+    return net::bind_socket(net::resolve("0.0.0.0", port, IpFamily::kV4, SOCK_STREAM).front(),
+                            SOCK_STREAM);
   }
-  address_ = net::local_address(listener_.get());
+  std::string host = config_.bind_host;
+  if (host.empty()) host = config_.family == IpFamily::kV6 ? "::" : "0.0.0.0";
+  return net::bind_socket(net::resolve(host, port, config_.family, SOCK_STREAM).front(),
+                          SOCK_STREAM);
+}
+
+void Server::bind() {
+  if (1 + config_.more_ports.size() > Intake::kMaxListeners)
+    throw usage_error(fmt::format("a server listens on at most {} ports", Intake::kMaxListeners));
+  listeners_.push_back(listen_on(config_.port));
+  for (uint16_t port : config_.more_ports) listeners_.push_back(listen_on(port));
+  for (const net::Fd& l : listeners_) addresses_.push_back(net::local_address(l.get()));
+  address_ = addresses_.front();
   port_ = address_.port();
   wake_.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
 }
@@ -76,7 +78,9 @@ void Server::serve() {
             : proto::ErrorMsg{"busy", "too many connections were waiting to be served; try again"};
     send_now(fd, e);
   };
-  Intake intake(listener_.get(), wake_.get(), config_.max_pending, config_.control_timeout_s,
+  std::vector<int> listening;
+  for (const net::Fd& l : listeners_) listening.push_back(l.get());
+  Intake intake(std::move(listening), wake_.get(), config_.max_pending, config_.control_timeout_s,
                 farewell);
   Intake::Counts shown;
   while (!stopping_.load()) {

@@ -18,6 +18,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "net/fd.h"
 #include "net/socket.h"
@@ -31,6 +32,9 @@ namespace flowperf::session {
 struct ServerConfig {
   std::string bind_host;  // empty: every address
   uint16_t port = 12865;  // 0: an ephemeral port
+  // More ports served alike (--iperf3-port): the same protocols, limits and
+  // counters, one accept loop; a test counts once whichever port it came to.
+  std::vector<uint16_t> more_ports;
   IpFamily family = IpFamily::kAny;
   uint32_t max_tests = 100;       // tests running at once
   double max_duration_s = 3600;   // longest test the server runs
@@ -76,6 +80,8 @@ class Server {
   void bind();
   uint16_t port() const { return port_; }
   net::Address address() const { return address_; }
+  // Every bound address: address() first, then more_ports' in order.
+  const std::vector<net::Address>& addresses() const { return addresses_; }
   // Accepts and serves until stop().
   void serve();
   // Serves on a background thread.
@@ -104,7 +110,10 @@ class Server {
   void door_log(const std::string& line);
 
   ServerConfig config_;
-  net::Fd listener_;
+  net::Fd listen_on(uint16_t port);
+
+  std::vector<net::Fd> listeners_;
+  std::vector<net::Address> addresses_;
   net::Fd wake_;  // eventfd: stop() wakes the accept loop
   uint16_t port_ = 0;
   net::Address address_;

@@ -24,6 +24,7 @@
 #include "session/data_plane.h"
 #include "session/descriptor_budget.h"
 #include "session/server.h"
+#include "session/server_policy.h"
 #include "session/side_runner.h"
 #include "session/test_slot.h"
 
@@ -38,21 +39,14 @@ using core::after;
 // What this server's limits (ServerConfig) say about a test, in words for
 // the client; empty when it may run.
 std::string beyond_limits(const spec::TestSpec& s, const ServerConfig& c) {
-  if (s.count == 0 && s.duration_s > c.max_duration_s)
-    return fmt::format("-l {}: this server runs tests of at most {} seconds", s.duration_s,
-                       c.max_duration_s);
-  if (c.max_streams > 0 && s.streams > c.max_streams)
-    return fmt::format("-P {}: this server runs at most {} streams a test", s.streams,
-                       c.max_streams);
-  if (c.max_rate_bps > 0 && spec::info(s.test).protocol == spec::Protocol::kUdp &&
-      spec::info(s.test).workload == spec::Workload::kStream &&
-      (s.rate_bps == 0 || s.rate_bps > c.max_rate_bps))
-    return fmt::format(
-        "{}: this server takes UDP streams of at most {} bit/s in all; give -b "
-        "{} or less",
-        s.rate_bps == 0 ? std::string("an unpaced UDP test") : fmt::format("-b {}", s.rate_bps),
-        c.max_rate_bps, c.max_rate_bps);
-  return {};
+  const spec::TestInfo& info = spec::info(s.test);
+  TestAsk ask;
+  ask.duration_s = s.count == 0 ? s.duration_s : 0;
+  ask.streams = s.streams;
+  ask.udp_stream =
+      info.protocol == spec::Protocol::kUdp && info.workload == spec::Workload::kStream;
+  ask.rate_bps = s.rate_bps;
+  return ServerPolicy(c).refuse(ask);
 }
 
 class Session {
@@ -184,11 +178,10 @@ class Session {
         for (auto& s : sockets) net::apply_socket_options_or_throw(s.get(), again, "a data socket");
       plane.listeners.clear();  // no more connections for this test
       // --max-rate: the server's own sending, shared by the streams.
-      if (cfg_.max_rate_bps > 0) {
-        net::SocketOptions paced;
-        paced.max_pacing_rate = std::max<uint64_t>(cfg_.max_rate_bps / 8 / sockets.size(), 1);
+      net::SocketOptions paced;
+      ServerPolicy(cfg_).pace(paced, sockets.size());
+      if (paced.any())
         for (auto& s : sockets) net::apply_socket_options_or_throw(s.get(), paced, "a data socket");
-      }
     }
 
     if (!receive(&m, after(60))) return;

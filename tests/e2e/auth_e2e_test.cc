@@ -184,7 +184,7 @@ TEST(PublicServer, RealIperf3ClientsMeetTheLimits) {
   EXPECT_NE(again.exit_code, 0) << again.out;
   server.signal(SIGTERM);
   Outcome log = server.wait(10s);
-  EXPECT_NE(log.out.find("3 parallel streams (this server serves at most 2)"), std::string::npos)
+  EXPECT_NE(log.out.find("-P 3: this server runs at most 2 streams a test"), std::string::npos)
       << log.out;
   EXPECT_NE(log.out.find("started 2 tests in the last minute"), std::string::npos) << log.out;
 }

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "e2e/daemons.h"
+#include "e2e/metrics_http.h"
 #include "e2e/served.h"
 #include "support/net.h"
 #include "support/paths.h"
@@ -33,54 +34,6 @@ namespace {
 using namespace std::chrono_literals;
 
 const std::string kBin = ::flowperf::testing::flowperf_bin();
-
-// A connected TCP socket to 127.0.0.1:port, or -1.
-// Sends `request` and reads the whole answer (the server closes).
-std::string http_exchange(int port, const std::string& request) {
-  const int fd = connect_loopback(static_cast<uint16_t>(port), std::chrono::seconds(5)).release();
-  if (fd < 0) return "";
-  ::send(fd, request.data(), request.size(), MSG_NOSIGNAL);
-  std::string out;
-  char buf[65536];
-  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;)
-    out.append(buf, static_cast<size_t>(n));
-  ::close(fd);
-  return out;
-}
-
-// HTTP/1.0: the server answers and closes (Prometheus' server too).
-std::string get(int port, const std::string& path) {
-  const std::string r = http_exchange(port, "GET " + path + " HTTP/1.0\r\nHost: x\r\n\r\n");
-  const auto body = r.find("\r\n\r\n");
-  return body == std::string::npos ? "" : r.substr(body + 4);
-}
-
-// The value of the sample whose name and labels are exactly `series`, or -1.
-double value_of(const std::string& text, const std::string& series) {
-  const auto at = text.find("\n" + series + " ");
-  if (at == std::string::npos) return -1;
-  return std::strtod(text.c_str() + at + series.size() + 2, nullptr);
-}
-
-std::string labels(const std::string& target, const std::string& test, const std::string& direction,
-                   const std::string& extra = "") {
-  return "{target=\"" + target + "\",test=\"" + test + "\",streams=\"1\",direction=\"" + direction +
-         "\"" + (extra.empty() ? "" : "," + extra) + "}";
-}
-
-// Polls /metrics until `series` reaches `at_least` (or the time is up).
-std::string wait_for(int port, const std::string& series, double at_least,
-                     std::chrono::seconds limit = 30s) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  std::string text;
-  while (std::chrono::steady_clock::now() < end) {
-    text = get(port, "/metrics");
-    if (value_of(text, series) >= at_least) return text;
-    std::this_thread::sleep_for(100ms);
-  }
-  ADD_FAILURE() << series << " did not reach " << at_least << " in:\n" << text;
-  return text;
-}
 
 class Monitor : public ServedSuite {
  protected:
@@ -172,15 +125,8 @@ TEST_F(Monitor, RunsTheScheduleAndServesItsMetrics) {
   EXPECT_NE(o.err.find("loop TCP_STREAM streams=1: "), std::string::npos) << o.err;
 }
 
-// A port nothing listens on now (the kernel's pick, released).
-// Debian's prometheus package: the server and promtool.
-const std::string kPrometheus = "/usr/bin/prometheus", kPromtool = "/usr/bin/promtool";
-
 TEST_F(Monitor, PrometheusScrapesItAndPromtoolPassesItsMetrics) {
-  if (::access(kPrometheus.c_str(), X_OK) != 0 || ::access(kPromtool.c_str(), X_OK) != 0) {
-    if (std::getenv("CI")) FAIL() << "no " << kPrometheus << " or " << kPromtool;
-    GTEST_SKIP() << "no " << kPrometheus << " (apt install prometheus)";
-  }
+  REQUIRE_PROMETHEUS();
   const std::string cfg =
       write("m.yaml", "targets:\n" +
                           loop_target("loop", "1s",
@@ -203,27 +149,10 @@ TEST_F(Monitor, PrometheusScrapesItAndPromtoolPassesItsMetrics) {
   EXPECT_EQ(lint.exit_code, 0) << lint.out << lint.err;
 
   // Prometheus itself scrapes the monitor every second.
-  const int web = free_port();
-  write("prometheus.yml",
-        "global:\n  scrape_interval: 1s\nscrape_configs:\n"
-        "  - job_name: flowperf\n    static_configs:\n"
-        "      - targets: ['127.0.0.1:" +
-            p + "']\n");
-  Process prom({kPrometheus, "--config.file=" + dir_ + "/prometheus.yml",
-                "--storage.tsdb.path=" + dir_ + "/data",
-                "--web.listen-address=127.0.0.1:" + std::to_string(web), "--log.level=warn"});
-  auto query = [&](const std::string& q) {
-    const nlohmann::json j =
-        nlohmann::json::parse(get(web, "/api/v1/query?query=" + q), nullptr, false);
-    return j.is_object() && j.value("status", "") == "success" ? j["data"]["result"]
-                                                               : nlohmann::json::array();
-  };
-  nlohmann::json series = nlohmann::json::array();
-  // Prometheus scrapes every 1 s once it is up; 30 s of polling is room for its start-up.
-  for (int i = 0; i < 300 && series.size() < 4; ++i) {  // the loop target's 3 tests, the down one
-    series = query("flowperf_tests_total");
-    std::this_thread::sleep_for(100ms);
-  }
+  const Prometheus prom(dir_, port);
+  auto query = [&](const std::string& q) { return prom.query(q); };
+  // The loop target's 3 tests, the down one.
+  const nlohmann::json series = prom.wait_for_series("flowperf_tests_total", 4);
   ASSERT_EQ(series.size(), 4u) << series.dump();
   bool saw_maerts = false;
   for (const auto& s : series) {

@@ -43,6 +43,29 @@ std::string error_of(const std::string& text) {
   return "";
 }
 
+// protocol: chooses the client (and so the server it talks to) and its
+// default port; a test the far end cannot run is refused as the file is read.
+TEST(MonitorConfig, EachProtocolHasItsPortAndItsTests) {
+  const Config c = parse_config(
+      "targets:\n"
+      "  - {name: n, host: h, protocol: netperf, tests: [{test: TCP_RR}, {test: TCP_MAERTS}]}\n"
+      "  - {name: i, host: h, protocol: iperf3,\n"
+      "     tests: [{test: TCP_STREAM, streams: 4}, {test: UDP_STREAM, rate: 10M}]}\n"
+      "  - {name: q, host: h, protocol: qperf, tests: [{test: TCP_STREAM}, {test: UDP_RR}]}\n"
+      "  - {name: f, host: h, protocol: flowperf, port: 2000, tests: [{test: TCP_CRR}]}\n",
+      "mon.yaml");
+  ASSERT_EQ(c.targets.size(), 4u);
+  EXPECT_EQ(c.targets[0].protocol, Protocol::kNetperf);
+  EXPECT_EQ(c.targets[0].port, 12865);
+  EXPECT_EQ(c.targets[1].protocol, Protocol::kIperf3);
+  EXPECT_EQ(c.targets[1].port, 5201);
+  EXPECT_EQ(c.targets[1].tests[0].spec.streams, 4u);
+  EXPECT_EQ(c.targets[2].protocol, Protocol::kQperf);
+  EXPECT_EQ(c.targets[2].port, 19765);
+  EXPECT_EQ(c.targets[3].protocol, Protocol::kFlowperf);
+  EXPECT_EQ(c.targets[3].port, 2000);
+}
+
 TEST(MonitorConfig, TheIssuesExampleParses) {
   const Config c = parse_config(kExample, "mon.yaml");
   ASSERT_EQ(c.targets.size(), 1u);
@@ -112,7 +135,22 @@ TEST(MonitorConfig, ErrorsNameTheLineAndTheField) {
       {"targets:\n  - {name: a, host: h, tests: [{test: UDP_STREAM}]}\n",
        "targets[0].tests[0].rate: UDP_STREAM needs a rate"},
       {"targets:\n  - {name: a, host: h, protocol: iperf3, tests: [{test: TCP_RR}]}\n",
-       "not supported yet"},
+       "mon.yaml:2: targets[0].tests[0]: TCP_RR is not an iperf3 test; iperf3 -s runs "
+       "TCP_STREAM, TCP_MAERTS (-R) and UDP_STREAM"},
+      {"targets:\n  - {name: a, host: h, protocol: ftp, tests: [{test: TCP_RR}]}\n",
+       "mon.yaml:2: targets[0].protocol: 'ftp': choose flowperf, netperf (a netserver), iperf3 "
+       "(iperf3 -s) or qperf"},
+      {"targets:\n  - {name: a, host: h, protocol: netperf, tests: [{test: TCP_RR, streams: "
+       "2}]}\n",
+       "targets[0].tests[0]: netperf runs one stream a test"},
+      {"targets:\n  - {name: a, host: h, protocol: netperf, tests: [{test: UDP_STREAM, rate: "
+       "1M}]}\n",
+       "targets[0].tests[0]: netperf cannot pace a UDP_STREAM"},
+      {"targets:\n  - {name: a, host: h, protocol: qperf, tests: [{test: TCP_MAERTS}]}\n",
+       "targets[0].tests[0]: TCP_MAERTS is not a qperf test"},
+      {"targets:\n  - {name: a, host: h, protocol: qperf, tests: [{test: TCP_RR, rr: "
+       "\"64,1\"}]}\n",
+       "targets[0].tests[0]: qperf's latency tests send one size both ways"},
       {"targets:\n  - {name: a, host: h, every: 2s, jitter: 3s, tests: [{test: TCP_RR}]}\n",
        "jitter: must be shorter than `every`"},
       {"targets: [\n", "mon.yaml:2: not valid YAML"},

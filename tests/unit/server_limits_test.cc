@@ -19,8 +19,11 @@
 #include "net/socket.h"
 #include "net/sys.h"
 #include "proto/framing.h"
+#include "proto/qperf_wire.h"
 #include "session/controller.h"
+#include "session/qperf_client.h"
 #include "session/server.h"
+#include "support/ports.h"
 
 namespace flowperf::session {
 namespace {
@@ -32,7 +35,7 @@ class Limits : public ::testing::Test {
  protected:
   void start(ServerConfig c) {
     c.bind_host = "127.0.0.1";
-    c.port = 0;
+    if (c.more_ports.empty()) c.port = 0;  // with more ports: the test chose them all
     c.log = nullptr;
     c.control_timeout_s = 2;
     server_ = std::make_unique<Server>(c);
@@ -47,6 +50,15 @@ class Limits : public ::testing::Test {
     o.host = "127.0.0.1";
     o.port = server_->port();
     return o;
+  }
+  // Polls until no test holds a slot; false at `limit`.
+  bool slots_free_within(Clock::duration limit) {
+    const auto end = Clock::now() + limit;
+    while (server_->active_tests() != 0) {
+      if (Clock::now() >= end) return false;
+      std::this_thread::sleep_for(20ms);
+    }
+    return true;
   }
   static spec::TestSpec test(spec::TestKind k, double seconds = 0.2) {
     spec::TestSpec s;
@@ -236,5 +248,117 @@ TEST_F(Limits, IdleConnectionsBeyondMaxPendingAreClosedOldestFirst) {
   expect_runs(test(spec::TestKind::kTcpRr));
 }
 
+// Connects to 127.0.0.1:port (a blocking socket), or an empty Fd.
+net::Fd connect_to(uint16_t port) {
+  auto to = net::resolve("127.0.0.1", port, IpFamily::kV4, SOCK_STREAM).front();
+  net::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (::connect(fd.get(), to.sa(), to.len) != 0) fd.reset();
+  return fd;
+}
+
+bool write_all(int fd, const void* data, size_t n) {
+  return net::sys::write_all(fd, data, n, Clock::now() + 2s) == net::sys::IoStatus::kOk;
+}
+
+bool read_exactly(int fd, void* data, size_t n) {
+  return net::sys::read_exact(fd, data, n, Clock::now() + 5s) == net::sys::IoStatus::kOk;
+}
+
+// --iperf3-port is a second port of the same server: a test counts once,
+// whichever port it came to (two Servers counted each its own, so every
+// limit doubled).
+TEST_F(Limits, LimitsCountOnceAcrossPorts) {
+  ServerConfig c;
+  c.max_tests = 1;
+  c.port = testing::free_port();
+  c.more_ports = {testing::free_port()};
+  start(c);
+  ASSERT_EQ(server_->addresses().size(), 2u);
+  EXPECT_EQ(server_->addresses()[1].port(), c.more_ports[0]);
+  auto running = std::async(std::launch::async, [&] {
+    return run_test(test(spec::TestKind::kTcpStream, 1.5), options());
+  });
+  for (int i = 0; i < 200 && server_->active_tests() == 0; ++i) std::this_thread::sleep_for(10ms);
+  ASSERT_EQ(server_->active_tests(), 1u);
+  ClientOptions other = options();
+  other.port = c.more_ports[0];
+  try {
+    run_test(test(spec::TestKind::kTcpRr), other);
+    ADD_FAILURE() << "a second test ran on the other port beside the first (limit 1)";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("server busy (1 tests running, limit 1)"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(running.get().error.empty());
+  // Both ports serve, one test at a time.
+  TestResult r = run_test(test(spec::TestKind::kTcpRr), other);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+}
+
+// qperf's client chooses its own timeout (-to, up to 2^32-1 s) and its
+// test's length: neither outlives the server's --max-duration and
+// --control-timeout.
+TEST_F(Limits, QperfClientsTimesNeverOutliveTheServers) {
+  namespace qw = proto::qperf;
+  ServerConfig c;
+  c.max_duration_s = 5;
+  c.max_tests = 1;
+  start(c);  // --control-timeout 2
+  // -t 100000: refused at once, in the server's words.
+  QperfClientOptions q;
+  q.host = "127.0.0.1";
+  q.port = server_->port();
+  q.request.req_index = static_cast<uint16_t>(qw::Index::kTcpLat);
+  q.request.msg_size = q.msg_size = 1;
+  q.request.time = 100000;
+  q.time_s = 100000;
+  const auto asked = Clock::now();
+  try {
+    run_qperf_test(q);
+    ADD_FAILURE() << "a 100000 s qperf test ran on a server of 5 s tests";
+  } catch (const QperfServerError& e) {
+    EXPECT_NE(std::string(e.what()).find("-t 100000: this server runs tests of at most 5 seconds"),
+              std::string::npos)
+        << e.what();
+  }
+  // Refused, not run: well inside the 5 s the issue allows (the refusal is
+  // one round trip; 4 s leaves room for any load).
+  EXPECT_LT(Clock::now() - asked, 4s);
+  // A refusal by the policy holds no slot (it is decided before one is
+  // taken), so the next client is not told "busy". The wait covers the
+  // refused session's end on a loaded machine; it should not be needed.
+  ASSERT_TRUE(slots_free_within(2s));
+
+  // A client that asks -to 100000, starts a 1 s test and then goes silent:
+  // the server waits for its "synchronization after test" no longer than
+  // its own control timeout (2 s), and the slot is free again.
+  qw::Request req;
+  req.req_index = static_cast<uint16_t>(qw::Index::kTcpLat);
+  req.msg_size = 1;
+  req.time = 1;
+  req.timeout = 100000;
+  net::Fd control = connect_to(server_->port());
+  ASSERT_TRUE(control);
+  const auto bytes = qw::encode_request(req);
+  ASSERT_TRUE(write_all(control.get(), bytes.data(), bytes.size()));
+  uint8_t port_bytes[qw::kPortBytes];
+  ASSERT_TRUE(read_exactly(control.get(), port_bytes, sizeof port_bytes));
+  net::Fd data = connect_to(qw::decode_port(port_bytes));
+  ASSERT_TRUE(data);
+  // "synchronization before test" both ways: the test starts.
+  ASSERT_TRUE(write_all(control.get(), qw::kSyncBefore.data(), qw::kSyncBefore.size()));
+  std::string sync(qw::kSyncBefore.size(), '\0');
+  ASSERT_TRUE(read_exactly(control.get(), sync.data(), sync.size()));
+  ASSERT_EQ(sync, qw::kSyncBefore);
+  const auto started = Clock::now();
+  ASSERT_EQ(server_->active_tests(), 1u);
+  // Silent from here on (no request on the data connection, no reply on
+  // the control one), and both connections stay open. Expected free at
+  // 1 s (the test) + 2 s (the control timeout); 3 s more is room for a
+  // loaded machine, and far from the 100000 s the client asked for.
+  EXPECT_TRUE(slots_free_within(6s)) << "the silent client still holds its slot";
+  EXPECT_GE(Clock::now() - started, 900ms) << "the slot was freed before the test's own time";
+}
 }  // namespace
 }  // namespace flowperf::session
