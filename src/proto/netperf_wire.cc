@@ -27,56 +27,95 @@ uint32_t get_be(const Frame& f, size_t off) {
          uint32_t{f[off + 3]};
 }
 
-// Reads and writes test-specific words in order, so each struct's layout is
-// written once as a list of fields.
+// Each message's layout is written once, as a field list: a generic
+// function of a visitor and the struct, v.i(r.a).u(r.b)..., that the
+// Writer walks to encode (the struct const) and the Reader walks to decode
+// (the struct mutable). Words go in order from the start of the test data;
+// chars() fields go in order from the raw tail that tail() places.
 class Writer {
  public:
   explicit Writer(Frame& f) : f_(f) {}
-  Writer& u(uint32_t v) {
-    put_be(f_, word_offset(i_++), v);
+  template <class T>
+  Writer& u(const T& v) {
+    put_be(f_, word_offset(i_++), static_cast<uint32_t>(v));
     return *this;
   }
-  Writer& i(int32_t v) { return u(static_cast<uint32_t>(v)); }
-  Writer& f(float v) { return u(std::bit_cast<uint32_t>(v)); }
-  Writer& u64(uint64_t v) { return u(static_cast<uint32_t>(v >> 32)).u(static_cast<uint32_t>(v)); }
+  template <class T>
+  Writer& i(const T& v) {
+    return u(static_cast<uint32_t>(static_cast<int32_t>(v)));
+  }
+  Writer& f(const float& v) { return u(std::bit_cast<uint32_t>(v)); }
+  Writer& u64(const uint64_t& v) {
+    return u(static_cast<uint32_t>(v >> 32)).u(static_cast<uint32_t>(v));
+  }
   // A classic double: big-endian, all 8 bytes (netserver's htond()
   // pre-compensates for the word swap that follows).
-  Writer& d(double v) {
-    uint64_t bits = std::bit_cast<uint64_t>(v);
+  Writer& d(const double& v) {
+    const uint64_t bits = std::bit_cast<uint64_t>(v);
     return u(static_cast<uint32_t>(bits >> 32)).u(static_cast<uint32_t>(bits));
   }
+  Writer& tail(size_t offset) {
+    tail_ = offset;
+    return *this;
+  }
+  // A NUL-terminated char array of `size` bytes.
+  Writer& chars(size_t size, const std::string& s);
 
  private:
   Frame& f_;
-  size_t i_ = 0;
+  size_t i_ = 0, tail_ = 0;
 };
 
 class Reader {
  public:
   explicit Reader(const Frame& f) : f_(f) {}
-  uint32_t u() { return get_be(f_, word_offset(i_++)); }
-  int32_t i() { return static_cast<int32_t>(u()); }
-  float f() { return std::bit_cast<float>(u()); }
-  uint64_t u64() {
-    uint64_t hi = u();
-    return (hi << 32) | u();
+  template <class T>
+  Reader& u(T& out) {
+    out = static_cast<T>(get_be(f_, word_offset(i_++)));
+    return *this;
+  }
+  template <class T>
+  Reader& i(T& out) {
+    uint32_t w = 0;
+    u(w);
+    out = static_cast<T>(static_cast<int32_t>(w));
+    return *this;
+  }
+  Reader& f(float& out) {
+    uint32_t w = 0;
+    u(w);
+    out = std::bit_cast<float>(w);
+    return *this;
+  }
+  Reader& u64(uint64_t& out) {
+    uint32_t hi = 0, lo = 0;
+    u(hi).u(lo);
+    out = (uint64_t{hi} << 32) | lo;
+    return *this;
   }
   // A classic double: big-endian. A sender whose htond() went wrong (a
   // mixed-endian one) swaps the halves; when only that reading is a
   // plausible count (finite, non-negative, whole), it wins.
-  double d() {
-    uint64_t a = u(), b = u();
-    double be = std::bit_cast<double>((a << 32) | b);
-    double swapped = std::bit_cast<double>((b << 32) | a);
+  Reader& d(double& out) {
+    uint32_t a = 0, b = 0;
+    u(a).u(b);
+    const double be = std::bit_cast<double>((uint64_t{a} << 32) | b);
+    const double swapped = std::bit_cast<double>((uint64_t{b} << 32) | a);
     auto plausible = [](double x) {
       return std::isfinite(x) && x >= 0 && x < 1e19 && x == std::floor(x);
     };
-    return plausible(be) || !plausible(swapped) ? be : swapped;
+    out = plausible(be) || !plausible(swapped) ? be : swapped;
+    return *this;
   }
+  Reader& tail(size_t offset) {
+    tail_ = offset;
+    return *this;
+  }
+  Reader& chars(size_t size, std::string& s);
 
  private:
   const Frame& f_;
-  size_t i_ = 0;
+  size_t i_ = 0, tail_ = 0;
 };
 
 void put_header(Frame& f, int32_t type, int32_t second) {
@@ -100,6 +139,106 @@ Frame blank(int32_t type, int32_t second) {
   put_header(f, type, second);
   return f;
 }
+
+Writer& Writer::chars(size_t size, const std::string& s) {
+  put_chars(f_, tail_, size, s);
+  tail_ += size;
+  return *this;
+}
+
+Reader& Reader::chars(size_t size, std::string& s) {
+  s = get_chars(f_, tail_, size);
+  tail_ += size;
+  return *this;
+}
+
+// A message from its field list: the header, then the fields.
+template <class T, class Fields>
+Frame encode_with(const T& r, int32_t type, int32_t second, Fields fields) {
+  Frame f = blank(type, second);
+  Writer w(f);
+  fields(w, r);
+  return f;
+}
+template <class T, class Fields>
+T decode_with(const Frame& f, Fields fields) {
+  T r;
+  Reader in(f);
+  fields(in, r);
+  return r;
+}
+
+// ---- the field lists ----
+
+constexpr auto kOmniRequestFields = [](auto& v, auto& r) {
+  v.i(r.send_buf_size).i(r.send_size).u(r.send_alignment).u(r.send_offset).u(r.send_width);
+  v.i(r.request_size);
+  v.i(r.recv_buf_size).i(r.receive_size).u(r.recv_alignment).u(r.recv_offset).u(r.recv_width);
+  v.i(r.response_size);
+  v.u(r.flags).f(r.cpu_rate).i(r.test_length).u(r.so_rcvavoid).u(r.so_sndavoid);
+  v.i(r.send_dirty_count).i(r.recv_dirty_count).i(r.recv_clean_count);
+  v.u(r.data_port).u(r.ipfamily).u(r.socket_type).u(r.protocol).u(r.direction);
+  v.u(r.netperf_port).u(r.interval_burst).u(r.interval_usecs);
+  for (auto& w : r.netperf_ip) v.u(w);
+  for (auto& w : r.netserver_ip) v.u(w);
+  v.i(r.socket_prio).i(r.socket_tos);
+  v.tail(kRequestTail).chars(16, r.cong_control).chars(32, r.fill_file);
+};
+
+constexpr auto kOmniResponseFields = [](auto& v, auto& r) {
+  v.i(r.recv_buf_size).i(r.receive_size).i(r.recv_width);
+  v.i(r.send_buf_size).i(r.send_size).i(r.send_width);
+  v.u(r.flags).f(r.cpu_rate).u(r.test_length).u(r.so_rcvavoid).u(r.so_sndavoid);
+  v.u(r.data_port).u(r.interval_burst).u(r.interval_usecs).u(r.cpu_frequency);
+  v.u(r.security_info).i(r.socket_prio).i(r.socket_tos);
+  v.tail(kResponseTail).chars(33, r.system_model).chars(80, r.cpu_model);
+  v.chars(16, r.security_string);
+};
+
+constexpr auto kOmniResultsFields = [](auto& v, auto& r) {
+  v.u64(r.bytes_received).u(r.recv_calls).i(r.recv_buf_size);
+  v.u64(r.bytes_sent).u(r.send_calls).i(r.send_buf_size).u(r.failed_sends).u(r.trans_received);
+  v.f(r.elapsed_time).f(r.cpu_util).f(r.cpu_percent_user).f(r.cpu_percent_system);
+  v.f(r.cpu_percent_iowait).f(r.cpu_percent_irq).f(r.cpu_percent_swintr).f(r.serv_dem);
+  v.u(r.cpu_method).u(r.num_cpus).i(r.peak_cpu_id).f(r.peak_cpu_util);
+  v.i(r.vendor).i(r.device).i(r.subvendor).i(r.subdevice).i(r.transport_retrans);
+  v.tail(kResultsTail).chars(16, r.ifname).chars(32, r.driver).chars(32, r.version);
+  v.chars(32, r.firmware).chars(32, r.bus).chars(16, r.ifslot).chars(16, r.cong_control);
+};
+
+constexpr auto kTcpStreamRequestFields = [](auto& v, auto& r) {
+  v.i(r.send_buf_size).i(r.recv_buf_size).i(r.receive_size).i(r.recv_alignment);
+  v.i(r.recv_offset).i(r.no_delay).i(r.measure_cpu).f(r.cpu_rate).i(r.test_length);
+  v.i(r.so_rcvavoid).i(r.so_sndavoid).i(r.dirty_count).i(r.clean_count).i(r.port);
+  v.i(r.ipfamily).i(r.recv_aio);
+};
+
+constexpr auto kTcpStreamResponseFields = [](auto& v, auto& r) {
+  v.i(r.recv_buf_size).i(r.receive_size).i(r.no_delay).i(r.measure_cpu).i(r.test_length);
+  v.i(r.send_buf_size).i(r.data_port).f(r.cpu_rate).i(r.so_rcvavoid).i(r.so_sndavoid);
+};
+
+constexpr auto kTcpStreamResultsFields = [](auto& v, auto& r) {
+  v.d(r.bytes_received).u(r.recv_calls).f(r.elapsed_time).f(r.cpu_util).f(r.serv_dem);
+  v.i(r.cpu_method).i(r.num_cpus).i(r.recv_buf_size).i(r.send_buf_size);
+};
+
+constexpr auto kTcpRrRequestFields = [](auto& v, auto& r) {
+  v.i(r.recv_buf_size).i(r.send_buf_size).i(r.recv_alignment).i(r.recv_offset);
+  v.i(r.send_alignment).i(r.send_offset).i(r.request_size).i(r.response_size);
+  v.i(r.no_delay).i(r.measure_cpu).f(r.cpu_rate).i(r.test_length).i(r.so_rcvavoid);
+  v.i(r.so_sndavoid).i(r.port).i(r.ipfamily);
+};
+
+constexpr auto kTcpRrResponseFields = [](auto& v, auto& r) {
+  v.i(r.recv_buf_size).i(r.no_delay).i(r.measure_cpu).i(r.test_length).i(r.send_buf_size);
+  v.i(r.data_port).f(r.cpu_rate).i(r.so_rcvavoid).i(r.so_sndavoid);
+};
+
+constexpr auto kTcpRrResultsFields = [](auto& v, auto& r) {
+  v.u(r.bytes_received).u(r.recv_calls).u(r.trans_received).f(r.elapsed_time).f(r.cpu_util);
+  v.f(r.serv_dem).i(r.cpu_method).i(r.num_cpus);
+};
 
 }  // namespace
 
@@ -151,328 +290,70 @@ Header decode_header(const Frame& f) {
 // ---- omni ----
 
 Frame encode_omni_request(const OmniRequest& r, int32_t cpu_affinity) {
-  Frame f = blank(kDoOmni, cpu_affinity);
-  Writer w(f);
-  w.i(r.send_buf_size).i(r.send_size).u(r.send_alignment).u(r.send_offset).u(r.send_width);
-  w.i(r.request_size);
-  w.i(r.recv_buf_size).i(r.receive_size).u(r.recv_alignment).u(r.recv_offset).u(r.recv_width);
-  w.i(r.response_size);
-  w.u(r.flags).f(r.cpu_rate).i(r.test_length).u(r.so_rcvavoid).u(r.so_sndavoid);
-  w.i(r.send_dirty_count).i(r.recv_dirty_count).i(r.recv_clean_count);
-  w.u(r.data_port).u(r.ipfamily).u(r.socket_type).u(r.protocol).u(r.direction);
-  w.u(r.netperf_port).u(r.interval_burst).u(r.interval_usecs);
-  for (uint32_t v : r.netperf_ip) w.u(v);
-  for (uint32_t v : r.netserver_ip) w.u(v);
-  w.i(r.socket_prio).i(r.socket_tos);
-  put_chars(f, kRequestTail, 16, r.cong_control);
-  put_chars(f, kRequestTail + 16, 32, r.fill_file);
-  return f;
+  return encode_with(r, kDoOmni, cpu_affinity, kOmniRequestFields);
 }
-
 OmniRequest decode_omni_request(const Frame& f) {
-  OmniRequest r;
-  Reader in(f);
-  r.send_buf_size = in.i();
-  r.send_size = in.i();
-  r.send_alignment = in.u();
-  r.send_offset = in.u();
-  r.send_width = in.u();
-  r.request_size = in.i();
-  r.recv_buf_size = in.i();
-  r.receive_size = in.i();
-  r.recv_alignment = in.u();
-  r.recv_offset = in.u();
-  r.recv_width = in.u();
-  r.response_size = in.i();
-  r.flags = in.u();
-  r.cpu_rate = in.f();
-  r.test_length = in.i();
-  r.so_rcvavoid = in.u();
-  r.so_sndavoid = in.u();
-  r.send_dirty_count = in.i();
-  r.recv_dirty_count = in.i();
-  r.recv_clean_count = in.i();
-  r.data_port = in.u();
-  r.ipfamily = in.u();
-  r.socket_type = in.u();
-  r.protocol = in.u();
-  r.direction = in.u();
-  r.netperf_port = in.u();
-  r.interval_burst = in.u();
-  r.interval_usecs = in.u();
-  for (auto& v : r.netperf_ip) v = in.u();
-  for (auto& v : r.netserver_ip) v = in.u();
-  r.socket_prio = in.i();
-  r.socket_tos = in.i();
-  r.cong_control = get_chars(f, kRequestTail, 16);
-  r.fill_file = get_chars(f, kRequestTail + 16, 32);
-  return r;
+  return decode_with<OmniRequest>(f, kOmniRequestFields);
 }
 
 Frame encode_omni_response(const OmniResponse& r, int32_t serv_errno) {
-  Frame f = blank(kOmniResponse, serv_errno);
-  Writer w(f);
-  w.i(r.recv_buf_size).i(r.receive_size).i(r.recv_width);
-  w.i(r.send_buf_size).i(r.send_size).i(r.send_width);
-  w.u(r.flags).f(r.cpu_rate).u(r.test_length).u(r.so_rcvavoid).u(r.so_sndavoid);
-  w.u(r.data_port).u(r.interval_burst).u(r.interval_usecs).u(r.cpu_frequency);
-  w.u(r.security_info).i(r.socket_prio).i(r.socket_tos);
-  put_chars(f, kResponseTail, 33, r.system_model);
-  put_chars(f, kResponseTail + 33, 80, r.cpu_model);
-  put_chars(f, kResponseTail + 113, 16, r.security_string);
-  return f;
+  return encode_with(r, kOmniResponse, serv_errno, kOmniResponseFields);
 }
-
 OmniResponse decode_omni_response(const Frame& f) {
-  OmniResponse r;
-  Reader in(f);
-  r.recv_buf_size = in.i();
-  r.receive_size = in.i();
-  r.recv_width = in.i();
-  r.send_buf_size = in.i();
-  r.send_size = in.i();
-  r.send_width = in.i();
-  r.flags = in.u();
-  r.cpu_rate = in.f();
-  r.test_length = in.u();
-  r.so_rcvavoid = in.u();
-  r.so_sndavoid = in.u();
-  r.data_port = in.u();
-  r.interval_burst = in.u();
-  r.interval_usecs = in.u();
-  r.cpu_frequency = in.u();
-  r.security_info = in.u();
-  r.socket_prio = in.i();
-  r.socket_tos = in.i();
-  r.system_model = get_chars(f, kResponseTail, 33);
-  r.cpu_model = get_chars(f, kResponseTail + 33, 80);
-  r.security_string = get_chars(f, kResponseTail + 113, 16);
-  return r;
+  return decode_with<OmniResponse>(f, kOmniResponseFields);
 }
 
 Frame encode_omni_results(const OmniResults& r, int32_t serv_errno) {
-  Frame f = blank(kOmniResponse, serv_errno);
-  Writer w(f);
-  w.u64(r.bytes_received).u(r.recv_calls).i(r.recv_buf_size);
-  w.u64(r.bytes_sent).u(r.send_calls).i(r.send_buf_size).u(r.failed_sends).u(r.trans_received);
-  w.f(r.elapsed_time).f(r.cpu_util).f(r.cpu_percent_user).f(r.cpu_percent_system);
-  w.f(r.cpu_percent_iowait).f(r.cpu_percent_irq).f(r.cpu_percent_swintr).f(r.serv_dem);
-  w.u(r.cpu_method).u(r.num_cpus).i(r.peak_cpu_id).f(r.peak_cpu_util);
-  w.i(r.vendor).i(r.device).i(r.subvendor).i(r.subdevice).i(r.transport_retrans);
-  size_t off = kResultsTail;
-  for (auto [s, size] : {std::pair{&r.ifname, 16},
-                         {&r.driver, 32},
-                         {&r.version, 32},
-                         {&r.firmware, 32},
-                         {&r.bus, 32},
-                         {&r.ifslot, 16},
-                         {&r.cong_control, 16}}) {
-    put_chars(f, off, static_cast<size_t>(size), *s);
-    off += static_cast<size_t>(size);
-  }
-  return f;
+  return encode_with(r, kOmniResponse, serv_errno, kOmniResultsFields);
 }
-
 OmniResults decode_omni_results(const Frame& f) {
-  OmniResults r;
-  Reader in(f);
-  r.bytes_received = in.u64();
-  r.recv_calls = in.u();
-  r.recv_buf_size = in.i();
-  r.bytes_sent = in.u64();
-  r.send_calls = in.u();
-  r.send_buf_size = in.i();
-  r.failed_sends = in.u();
-  r.trans_received = in.u();
-  r.elapsed_time = in.f();
-  r.cpu_util = in.f();
-  r.cpu_percent_user = in.f();
-  r.cpu_percent_system = in.f();
-  r.cpu_percent_iowait = in.f();
-  r.cpu_percent_irq = in.f();
-  r.cpu_percent_swintr = in.f();
-  r.serv_dem = in.f();
-  r.cpu_method = in.u();
-  r.num_cpus = in.u();
-  r.peak_cpu_id = in.i();
-  r.peak_cpu_util = in.f();
-  r.vendor = in.i();
-  r.device = in.i();
-  r.subvendor = in.i();
-  r.subdevice = in.i();
-  r.transport_retrans = in.i();
-  size_t off = kResultsTail;
-  for (auto [s, size] : {std::pair{&r.ifname, 16},
-                         {&r.driver, 32},
-                         {&r.version, 32},
-                         {&r.firmware, 32},
-                         {&r.bus, 32},
-                         {&r.ifslot, 16},
-                         {&r.cong_control, 16}}) {
-    *s = get_chars(f, off, static_cast<size_t>(size));
-    off += static_cast<size_t>(size);
-  }
-  return r;
+  return decode_with<OmniResults>(f, kOmniResultsFields);
 }
 
 // ---- classic TCP_STREAM and TCP_RR ----
 
 Frame encode_classic_tcp_stream_request(const ClassicTcpStreamRequest& r) {
-  Frame f = blank(kDoTcpStream, -1);
-  Writer w(f);
-  w.i(r.send_buf_size).i(r.recv_buf_size).i(r.receive_size).i(r.recv_alignment);
-  w.i(r.recv_offset).i(r.no_delay).i(r.measure_cpu).f(r.cpu_rate).i(r.test_length);
-  w.i(r.so_rcvavoid).i(r.so_sndavoid).i(r.dirty_count).i(r.clean_count).i(r.port);
-  w.i(r.ipfamily).i(r.recv_aio);
-  return f;
+  return encode_with(r, kDoTcpStream, -1, kTcpStreamRequestFields);
 }
-
 ClassicTcpStreamRequest decode_classic_tcp_stream_request(const Frame& f) {
-  ClassicTcpStreamRequest r;
-  Reader in(f);
-  r.send_buf_size = in.i();
-  r.recv_buf_size = in.i();
-  r.receive_size = in.i();
-  r.recv_alignment = in.i();
-  r.recv_offset = in.i();
-  r.no_delay = in.i();
-  r.measure_cpu = in.i();
-  r.cpu_rate = in.f();
-  r.test_length = in.i();
-  r.so_rcvavoid = in.i();
-  r.so_sndavoid = in.i();
-  r.dirty_count = in.i();
-  r.clean_count = in.i();
-  r.port = in.i();
-  r.ipfamily = in.i();
-  r.recv_aio = in.i();
-  return r;
+  return decode_with<ClassicTcpStreamRequest>(f, kTcpStreamRequestFields);
 }
 
 Frame encode_classic_tcp_stream_response(const ClassicTcpStreamResponse& r, int32_t serv_errno) {
-  Frame f = blank(kTcpStreamResponse, serv_errno);
-  Writer w(f);
-  w.i(r.recv_buf_size).i(r.receive_size).i(r.no_delay).i(r.measure_cpu).i(r.test_length);
-  w.i(r.send_buf_size).i(r.data_port).f(r.cpu_rate).i(r.so_rcvavoid).i(r.so_sndavoid);
-  return f;
+  return encode_with(r, kTcpStreamResponse, serv_errno, kTcpStreamResponseFields);
 }
-
 ClassicTcpStreamResponse decode_classic_tcp_stream_response(const Frame& f) {
-  ClassicTcpStreamResponse r;
-  Reader in(f);
-  r.recv_buf_size = in.i();
-  r.receive_size = in.i();
-  r.no_delay = in.i();
-  r.measure_cpu = in.i();
-  r.test_length = in.i();
-  r.send_buf_size = in.i();
-  r.data_port = in.i();
-  r.cpu_rate = in.f();
-  r.so_rcvavoid = in.i();
-  r.so_sndavoid = in.i();
-  return r;
+  return decode_with<ClassicTcpStreamResponse>(f, kTcpStreamResponseFields);
 }
 
 Frame encode_classic_tcp_stream_results(const ClassicTcpStreamResults& r) {
-  Frame f = blank(kTcpStreamResults, 0);
-  Writer w(f);
-  w.d(r.bytes_received).u(r.recv_calls).f(r.elapsed_time).f(r.cpu_util).f(r.serv_dem);
-  w.i(r.cpu_method).i(r.num_cpus).i(r.recv_buf_size).i(r.send_buf_size);
-  return f;
+  return encode_with(r, kTcpStreamResults, 0, kTcpStreamResultsFields);
 }
-
 ClassicTcpStreamResults decode_classic_tcp_stream_results(const Frame& f) {
-  ClassicTcpStreamResults r;
-  Reader in(f);
-  r.bytes_received = in.d();
-  r.recv_calls = in.u();
-  r.elapsed_time = in.f();
-  r.cpu_util = in.f();
-  r.serv_dem = in.f();
-  r.cpu_method = in.i();
-  r.num_cpus = in.i();
-  r.recv_buf_size = in.i();
-  r.send_buf_size = in.i();
-  return r;
+  return decode_with<ClassicTcpStreamResults>(f, kTcpStreamResultsFields);
 }
 
 Frame encode_classic_tcp_rr_request(const ClassicTcpRrRequest& r, int32_t type,
                                     int32_t cpu_affinity) {
-  Frame f = blank(type, cpu_affinity);
-  Writer w(f);
-  w.i(r.recv_buf_size).i(r.send_buf_size).i(r.recv_alignment).i(r.recv_offset);
-  w.i(r.send_alignment).i(r.send_offset).i(r.request_size).i(r.response_size);
-  w.i(r.no_delay).i(r.measure_cpu).f(r.cpu_rate).i(r.test_length).i(r.so_rcvavoid);
-  w.i(r.so_sndavoid).i(r.port).i(r.ipfamily);
-  return f;
+  return encode_with(r, type, cpu_affinity, kTcpRrRequestFields);
 }
-
 ClassicTcpRrRequest decode_classic_tcp_rr_request(const Frame& f) {
-  ClassicTcpRrRequest r;
-  Reader in(f);
-  r.recv_buf_size = in.i();
-  r.send_buf_size = in.i();
-  r.recv_alignment = in.i();
-  r.recv_offset = in.i();
-  r.send_alignment = in.i();
-  r.send_offset = in.i();
-  r.request_size = in.i();
-  r.response_size = in.i();
-  r.no_delay = in.i();
-  r.measure_cpu = in.i();
-  r.cpu_rate = in.f();
-  r.test_length = in.i();
-  r.so_rcvavoid = in.i();
-  r.so_sndavoid = in.i();
-  r.port = in.i();
-  r.ipfamily = in.i();
-  return r;
+  return decode_with<ClassicTcpRrRequest>(f, kTcpRrRequestFields);
 }
 
 Frame encode_classic_tcp_rr_response(const ClassicTcpRrResponse& r, int32_t serv_errno,
                                      int32_t type) {
-  Frame f = blank(type, serv_errno);
-  Writer w(f);
-  w.i(r.recv_buf_size).i(r.no_delay).i(r.measure_cpu).i(r.test_length).i(r.send_buf_size);
-  w.i(r.data_port).f(r.cpu_rate).i(r.so_rcvavoid).i(r.so_sndavoid);
-  return f;
+  return encode_with(r, type, serv_errno, kTcpRrResponseFields);
 }
-
 ClassicTcpRrResponse decode_classic_tcp_rr_response(const Frame& f) {
-  ClassicTcpRrResponse r;
-  Reader in(f);
-  r.recv_buf_size = in.i();
-  r.no_delay = in.i();
-  r.measure_cpu = in.i();
-  r.test_length = in.i();
-  r.send_buf_size = in.i();
-  r.data_port = in.i();
-  r.cpu_rate = in.f();
-  r.so_rcvavoid = in.i();
-  r.so_sndavoid = in.i();
-  return r;
+  return decode_with<ClassicTcpRrResponse>(f, kTcpRrResponseFields);
 }
 
 Frame encode_classic_tcp_rr_results(const ClassicTcpRrResults& r, int32_t type) {
-  Frame f = blank(type, 0);
-  Writer w(f);
-  w.u(r.bytes_received).u(r.recv_calls).u(r.trans_received).f(r.elapsed_time).f(r.cpu_util);
-  w.f(r.serv_dem).i(r.cpu_method).i(r.num_cpus);
-  return f;
+  return encode_with(r, type, 0, kTcpRrResultsFields);
 }
-
 ClassicTcpRrResults decode_classic_tcp_rr_results(const Frame& f) {
-  ClassicTcpRrResults r;
-  Reader in(f);
-  r.bytes_received = in.u();
-  r.recv_calls = in.u();
-  r.trans_received = in.u();
-  r.elapsed_time = in.f();
-  r.cpu_util = in.f();
-  r.serv_dem = in.f();
-  r.cpu_method = in.i();
-  r.num_cpus = in.i();
-  return r;
+  return decode_with<ClassicTcpRrResults>(f, kTcpRrResultsFields);
 }
 
 // ---- the small ones ----

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cstring>
 #include <tuple>
 
@@ -11,37 +13,62 @@ namespace flowperf::proto::qperf {
 namespace {
 
 // Little-endian writers and readers over a byte cursor: the wire's order is
-// fixed, whatever the host's.
+// fixed, whatever the host's. Each message's layout is one field list, a
+// generic function of a visitor and the struct that the Writer walks to
+// encode and the Reader to decode.
 class Writer {
  public:
   explicit Writer(uint8_t* p) : p_(p) {}
-  void u16(uint16_t v) {
-    for (int i = 0; i < 2; ++i) *p_++ = static_cast<uint8_t>(v >> (8 * i));
+  Writer& u16(const uint16_t& v) { return put(v, 2); }
+  Writer& u32(const uint32_t& v) { return put(v, 4); }
+  Writer& u64(const uint64_t& v) { return put(v, 8); }
+  template <size_t N>
+  Writer& bytes(const std::array<char, N>& a) {
+    std::memcpy(p_, a.data(), N);
+    p_ += N;
+    return *this;
   }
-  void u32(uint32_t v) {
-    for (int i = 0; i < 4; ++i) *p_++ = static_cast<uint8_t>(v >> (8 * i));
-  }
-  void u64(uint64_t v) {
-    for (int i = 0; i < 8; ++i) *p_++ = static_cast<uint8_t>(v >> (8 * i));
-  }
-  void bytes(const void* src, size_t n) {
-    std::memcpy(p_, src, n);
-    p_ += n;
+  // A NUL-terminated text field of `size` bytes.
+  Writer& text(size_t size, const std::string& t) {
+    std::memcpy(p_, t.data(), std::min(t.size(), size - 1));
+    p_ += size;
+    return *this;
   }
 
  private:
+  Writer& put(uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) *p_++ = static_cast<uint8_t>(v >> (8 * i));
+    return *this;
+  }
   uint8_t* p_;
 };
 
 class Reader {
  public:
   explicit Reader(const uint8_t* p) : p_(p) {}
-  uint16_t u16() { return static_cast<uint16_t>(take(2)); }
-  uint32_t u32() { return static_cast<uint32_t>(take(4)); }
-  uint64_t u64() { return take(8); }
-  void bytes(void* dst, size_t n) {
-    std::memcpy(dst, p_, n);
-    p_ += n;
+  Reader& u16(uint16_t& v) {
+    v = static_cast<uint16_t>(take(2));
+    return *this;
+  }
+  Reader& u32(uint32_t& v) {
+    v = static_cast<uint32_t>(take(4));
+    return *this;
+  }
+  Reader& u64(uint64_t& v) {
+    v = take(8);
+    return *this;
+  }
+  template <size_t N>
+  Reader& bytes(std::array<char, N>& a) {
+    std::memcpy(a.data(), p_, N);
+    p_ += N;
+    return *this;
+  }
+  Reader& text(size_t size, std::string& t) {
+    const auto* p = reinterpret_cast<const char*>(p_);
+    t.assign(p, strnlen(p, size - 1));
+    p_ += size;
+    return *this;
   }
 
  private:
@@ -52,6 +79,28 @@ class Reader {
     return v;
   }
   const uint8_t* p_;
+};
+
+constexpr auto kRequestFields = [](auto& v, auto& r) {
+  v.u16(r.ver_maj).u16(r.ver_min).u16(r.ver_inc).u16(r.req_index);
+  for (auto* w : {&r.access_recv, &r.affinity, &r.alt_port, &r.flip, &r.msg_size, &r.mtu_size,
+                  &r.no_msgs, &r.poll_mode, &r.port, &r.rd_atomic, &r.sl, &r.sock_buf_size,
+                  &r.src_path_bits, &r.time, &r.timeout, &r.use_cm})
+    v.u32(*w);
+  v.bytes(r.id).bytes(r.static_rate);
+};
+
+// The pad after the last counter (at 252) stays zero.
+constexpr auto kStatFields = [](auto& v, auto& s) {
+  v.u32(s.no_cpus).u32(s.no_ticks).u32(s.max_cqes);
+  for (auto& t : s.time_s) v.u64(t);
+  for (auto& t : s.time_e) v.u64(t);
+  for (auto* u : {&s.s, &s.r, &s.rem_s, &s.rem_r}) v.u64(u->bytes).u64(u->msgs).u64(u->errs);
+};
+
+constexpr auto kConfFields = [](auto& v, auto& c) {
+  v.text(kConfField, c.node).text(kConfField, c.cpu).text(kConfField, c.os);
+  v.text(kConfField, c.qperf);
 };
 
 void need(std::span<const uint8_t> bytes, size_t n, const char* what) {
@@ -76,16 +125,7 @@ std::string index_name(uint16_t index) {
 RequestBytes encode_request(const Request& r) {
   RequestBytes out{};
   Writer w(out.data());
-  w.u16(r.ver_maj);
-  w.u16(r.ver_min);
-  w.u16(r.ver_inc);
-  w.u16(r.req_index);
-  for (uint32_t v : {r.access_recv, r.affinity, r.alt_port, r.flip, r.msg_size, r.mtu_size,
-                     r.no_msgs, r.poll_mode, r.port, r.rd_atomic, r.sl, r.sock_buf_size,
-                     r.src_path_bits, r.time, r.timeout, r.use_cm})
-    w.u32(v);
-  w.bytes(r.id.data(), r.id.size());
-  w.bytes(r.static_rate.data(), r.static_rate.size());
+  kRequestFields(w, r);
   return out;
 }
 
@@ -114,18 +154,9 @@ Request decode_request(std::span<const uint8_t> bytes) {
   need(bytes, kRequestBytes, "request");
   Request r;
   Reader rd(bytes.data());
-  r.ver_maj = rd.u16();
-  r.ver_min = rd.u16();
-  r.ver_inc = rd.u16();
+  kRequestFields(rd, r);
   if (r.ver_maj != kVerMajor || r.ver_min != kVerMinor)
     throw ProtocolError(version_mismatch_text(r.ver_maj, r.ver_min, r.ver_inc));
-  r.req_index = rd.u16();
-  for (uint32_t* v : {&r.access_recv, &r.affinity, &r.alt_port, &r.flip, &r.msg_size, &r.mtu_size,
-                      &r.no_msgs, &r.poll_mode, &r.port, &r.rd_atomic, &r.sl, &r.sock_buf_size,
-                      &r.src_path_bits, &r.time, &r.timeout, &r.use_cm})
-    *v = rd.u32();
-  rd.bytes(r.id.data(), r.id.size());
-  rd.bytes(r.static_rate.data(), r.static_rate.size());
   return r;
 }
 
@@ -137,7 +168,8 @@ std::array<uint8_t, kPortBytes> encode_port(uint32_t port) {
 
 uint16_t decode_port(std::span<const uint8_t> bytes) {
   need(bytes, kPortBytes, "data port");
-  const uint32_t port = Reader(bytes.data()).u32();
+  uint32_t port = 0;
+  Reader(bytes.data()).u32(port);
   if (port == 0 || port > 65535)
     throw ProtocolError(fmt::format("announced data port {} is not a port (1-65535)", port));
   return static_cast<uint16_t>(port);
@@ -149,18 +181,9 @@ double Stat::seconds() const {
 }
 
 std::array<uint8_t, kStatBytes> encode_stat(const Stat& s) {
-  std::array<uint8_t, kStatBytes> out{};  // the pad at 252 stays zero
+  std::array<uint8_t, kStatBytes> out{};
   Writer w(out.data());
-  w.u32(s.no_cpus);
-  w.u32(s.no_ticks);
-  w.u32(s.max_cqes);
-  for (uint64_t v : s.time_s) w.u64(v);
-  for (uint64_t v : s.time_e) w.u64(v);
-  for (const Stat::Ustat* u : {&s.s, &s.r, &s.rem_s, &s.rem_r}) {
-    w.u64(u->bytes);
-    w.u64(u->msgs);
-    w.u64(u->errs);
-  }
+  kStatFields(w, s);
   return out;
 }
 
@@ -168,16 +191,7 @@ Stat decode_stat(std::span<const uint8_t> bytes) {
   need(bytes, kStatBytes, "statistics");
   Stat s;
   Reader rd(bytes.data());
-  s.no_cpus = rd.u32();
-  s.no_ticks = rd.u32();
-  s.max_cqes = rd.u32();
-  for (uint64_t& v : s.time_s) v = rd.u64();
-  for (uint64_t& v : s.time_e) v = rd.u64();
-  for (Stat::Ustat* u : {&s.s, &s.r, &s.rem_s, &s.rem_r}) {
-    u->bytes = rd.u64();
-    u->msgs = rd.u64();
-    u->errs = rd.u64();
-  }
+  kStatFields(rd, s);
   if (s.no_ticks == 0)
     throw ProtocolError("qperf statistics say 0 clock ticks per second: not a qperf server");
   return s;
@@ -185,23 +199,16 @@ Stat decode_stat(std::span<const uint8_t> bytes) {
 
 std::array<uint8_t, kConfBytes> encode_conf(const Conf& c) {
   std::array<uint8_t, kConfBytes> out{};
-  size_t at = 0;
-  for (const std::string* f : {&c.node, &c.cpu, &c.os, &c.qperf}) {
-    std::memcpy(out.data() + at, f->data(), std::min(f->size(), kConfField - 1));
-    at += kConfField;
-  }
+  Writer w(out.data());
+  kConfFields(w, c);
   return out;
 }
 
 Conf decode_conf(std::span<const uint8_t> bytes) {
   need(bytes, kConfBytes, "configuration");
   Conf c;
-  size_t at = 0;
-  for (std::string* f : {&c.node, &c.cpu, &c.os, &c.qperf}) {
-    const auto* p = reinterpret_cast<const char*>(bytes.data() + at);
-    f->assign(p, strnlen(p, kConfField - 1));
-    at += kConfField;
-  }
+  Reader rd(bytes.data());
+  kConfFields(rd, c);
   return c;
 }
 
