@@ -1,5 +1,7 @@
 #include "session/dispatch.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -118,8 +120,8 @@ void serve_claimed(const ProtocolRow& row, int control, const SessionContext& ct
   try {
     row.serve(control, ctx);
   } catch (const std::exception& e) {
-    if (ctx.config->log)
-      std::fprintf(ctx.config->log, "flowperf server: %s session failed: %s\n", row.name, e.what());
+    log_line(*ctx.config,
+             fmt::format("flowperf server: {} session failed: {}", row.name, e.what()));
   }
 }
 

@@ -96,9 +96,7 @@ class QperfSession {
   }
 
  private:
-  void log(const std::string& line) {
-    if (ctx_.config->log) std::fprintf(ctx_.config->log, "qperf server: %s\n", line.c_str());
-  }
+  void log(const std::string& line) { log_line(*ctx_.config, "qperf server: " + line); }
 
   void refuse(const std::string& text) {
     log(text);
@@ -238,7 +236,7 @@ void serve_qperf_connection(int control, const SessionContext& ctx) {
     // The client reported an error of its own and closes: qperf's server
     // exits quietly then.
   } catch (const ControlFailure& e) {
-    if (ctx.config->log) std::fprintf(ctx.config->log, "qperf server: %s\n", e.what());
+    log_line(*ctx.config, std::string("qperf server: ") + e.what());
     send_error(control, e.what(), std::chrono::milliseconds(500));
   }
 }

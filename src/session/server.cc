@@ -26,6 +26,12 @@ void send_now(int fd, const proto::ErrorMsg& e) {
 
 }  // namespace
 
+void log_line(const ServerConfig& c, const std::string& line) {
+  if (!c.log) return;
+  std::fprintf(c.log, "%s\n", line.c_str());
+  std::fflush(c.log);
+}
+
 Server::Server(ServerConfig config)
     : config_(std::move(config)),
       sources_(config_.max_tests_per_source, config_.max_tests_per_minute) {}

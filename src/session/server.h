@@ -69,6 +69,11 @@ struct ServerConfig {
   Iperf3ServerOptions iperf3;
 };
 
+// One line of the server's log (ServerConfig::log; nowhere when null),
+// flushed at once: the log is often a pipe (a service manager's journal,
+// a test reading it), where a line left in a buffer says nothing.
+void log_line(const ServerConfig& c, const std::string& line);
+
 class Server {
  public:
   explicit Server(ServerConfig config);
