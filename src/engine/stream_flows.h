@@ -29,6 +29,7 @@
 #include "engine/udp_drain.h"
 #include "measure/seq_tracker.h"
 #include "net/fd.h"
+#include "spec/test_spec.h"
 
 namespace flowperf::engine {
 
@@ -119,7 +120,7 @@ inline constexpr uint32_t kUdpHeaderBytes = 16;
 // bits or (--udp-counters-64bit) 64. None: the payload is not read or
 // written (qperf's datagrams carry nothing but their length), so no loss,
 // order or jitter is tracked.
-enum class UdpHeader { kFlowperf, kIperf3, kIperf3Wide, kNone };
+using UdpHeader = spec::UdpHeader;
 
 // How a UDP flow moves datagrams: one per system call (send/recv), or up to
 // `batch` per call (sendmmsg/recvmmsg); with `gso` the sender passes one UDP

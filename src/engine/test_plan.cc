@@ -57,7 +57,8 @@ net::SocketOptions socket_options(const spec::TestSpec& s, spec::End end) {
 }
 
 std::unique_ptr<Flow> stream_flow(const spec::TestSpec& s, net::Fd fd, bool sends, uint64_t quota,
-                                  uint64_t rate_bps, std::string_view fill, const FlowOptions& fo) {
+                                  uint64_t rate_bps, std::string_view fill) {
+  const spec::WireOptions& fo = s.wire;
   if (spec::info(s.test).protocol == spec::Protocol::kTcp) {
     if (sends) {
       auto tcp = std::make_unique<TcpSendFlow>(std::move(fd), s.effective_send_size(), quota,
@@ -103,7 +104,8 @@ OpenLoopPlan open_loop_plan(const spec::TestSpec& s, uint32_t i) {
 std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
                                                 std::vector<net::Fd> sockets,
                                                 const net::Address& crr_server,
-                                                const FlowOptions& fo) {
+                                                const net::Address& crr_source) {
+  const spec::WireOptions& fo = s.wire;
   std::vector<std::unique_ptr<Flow>> flows;
   const uint32_t n = s.streams;
   // The fill file, read once, as far as the largest send buffer goes. Only
@@ -119,10 +121,10 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
     switch (s.test) {
       case TestKind::kTcpStream:
       case TestKind::kUdpStream:
-        f = stream_flow(s, std::move(sockets[i]), true, quota, s.rate_bps / n, fill, fo);
+        f = stream_flow(s, std::move(sockets[i]), true, quota, s.rate_bps / n, fill);
         break;
       case TestKind::kTcpMaerts:
-        f = stream_flow(s, std::move(sockets[i]), false, 0, 0, {}, fo);
+        f = stream_flow(s, std::move(sockets[i]), false, 0, 0, {});
         break;
       case TestKind::kTcpRr: {
         auto rr = std::make_unique<TcpRrClientFlow>(std::move(sockets[i]), s.request_size,
@@ -134,7 +136,7 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
       }
       case TestKind::kTcpCrr:
       case TestKind::kTcpCc: {
-        CrrOptions o{socket_options(s, spec::End::kLocal), fo.crr_source, s.rst_close};
+        CrrOptions o{socket_options(s, spec::End::kLocal), crr_source, s.rst_close};
         if (s.rate_tps > 0)
           f = std::make_unique<OpenCrrClientFlow>(crr_server, o, data_size(s, s.request_size),
                                                   data_size(s, s.response_size), quota,
@@ -163,8 +165,8 @@ std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& s,
 
 std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& s,
                                                 std::vector<net::Fd> sockets,
-                                                const std::vector<int>& crr_listeners,
-                                                const FlowOptions& fo) {
+                                                const std::vector<int>& crr_listeners) {
+  const spec::WireOptions& fo = s.wire;
   std::vector<std::unique_ptr<Flow>> flows;
   if (spec::info(s.test).connect_per_transaction) {
     // The listeners have the socket options (see socket_options()).
@@ -181,11 +183,10 @@ std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& s,
     switch (s.test) {
       case TestKind::kTcpStream:
       case TestKind::kUdpStream:
-        f = stream_flow(s, std::move(sockets[i]), false, 0, 0, {}, fo);
+        f = stream_flow(s, std::move(sockets[i]), false, 0, 0, {});
         break;
       case TestKind::kTcpMaerts:
-        f = stream_flow(s, std::move(sockets[i]), true, quota_for(s.count, i, s.streams), 0, {},
-                        fo);
+        f = stream_flow(s, std::move(sockets[i]), true, quota_for(s.count, i, s.streams), 0, {});
         break;
       case TestKind::kTcpRr: {
         auto rr = std::make_unique<TcpRrServerFlow>(std::move(sockets[i]), s.request_size,

@@ -31,29 +31,6 @@ net::SocketOptions socket_options(const spec::TestSpec& spec, spec::End end);
 // cannot be read or is empty.
 std::string read_fill_file(const std::string& path, size_t limit);
 
-// What a wire protocol's peer expects of the flows beyond the spec. The
-// defaults are flowperf's own protocol.
-struct FlowOptions {
-  // UDP_RR client: whether an answer must echo its request's sequence
-  // number (netserver answers with its own bytes: false).
-  bool match_sequence = true;
-  // UDP server flows: a zero-length datagram ends the flow (netperf's
-  // end-of-test mark).
-  bool end_on_empty = false;
-  // TCP_CRR and TCP_CC client: each connection is bound to this address
-  // first, on a port of the kernel's choosing (netperf -L, test -L); unset
-  // (len 0): not bound.
-  net::Address crr_source;
-  // UDP stream flows: the datagram header the peer writes and reads
-  // (iperf3's, for its wire).
-  UdpHeader udp_header = UdpHeader::kFlowperf;
-  // Paced UDP senders: datagrams sent back to back per turn (iperf3 -b R/N).
-  uint32_t udp_burst = 0;
-  // Stream receivers read through every byte they receive (qperf's
-  // access_recv).
-  bool touch_received = false;
-};
-
 // One bulk-transfer stream over the spec's protocol, sizes and modes,
 // sending (`sends`) or receiving: what every stream test is made of.
 // client_flows() and server_flows() build theirs with it; a protocol whose
@@ -61,23 +38,23 @@ struct FlowOptions {
 // from server to client (iperf3 -R -u), builds its flows with it one by
 // one. `quota`: this stream's bytes (0: no limit); `rate_bps`: its own
 // pacing (UDP; 0: none); `fill`: the bytes its sends repeat (empty: ours).
+// What the peer's protocol expects beyond flowperf's own is spec.wire.
 std::unique_ptr<Flow> stream_flow(const spec::TestSpec& spec, net::Fd fd, bool sends,
-                                  uint64_t quota, uint64_t rate_bps, std::string_view fill,
-                                  const FlowOptions& options = {});
+                                  uint64_t quota, uint64_t rate_bps, std::string_view fill);
 
 // Client flows. sockets: one per stream (TCP connected, or UDP connected);
-// empty for TCP_CRR, which connects to crr_server itself. Reads
-// spec.fill_file (throws a runtime Error when it cannot).
+// empty for TCP_CRR, which connects to crr_server itself, each connection
+// from crr_source when it is set (netperf -L; port 0: the kernel's choice
+// each time). Reads spec.fill_file (throws a runtime Error when it cannot).
 std::vector<std::unique_ptr<Flow>> client_flows(const spec::TestSpec& spec,
                                                 std::vector<net::Fd> sockets,
                                                 const net::Address& crr_server,
-                                                const FlowOptions& options = {});
+                                                const net::Address& crr_source = {});
 
 // Server flows. sockets: one per stream; for TCP_CRR, empty, and
 // crr_listeners holds one listening socket per worker thread.
 std::vector<std::unique_ptr<Flow>> server_flows(const spec::TestSpec& spec,
                                                 std::vector<net::Fd> sockets,
-                                                const std::vector<int>& crr_listeners,
-                                                const FlowOptions& options = {});
+                                                const std::vector<int>& crr_listeners);
 
 }  // namespace flowperf::engine

@@ -113,6 +113,10 @@ Plan make_plan(const ip::Params& params, bool client) {
   // UDP datagrams move 32 to a system call (sendmmsg, recvmmsg): every one
   // still carries its own header and is counted on its own.
   if (params.udp) s.batch = spec::kDefaultUdpStreamBatch;
+  // iperf3's datagram header, and -b's bursts.
+  s.wire.udp_header =
+      params.udp_counters_64bit ? spec::UdpHeader::kIperf3Wide : spec::UdpHeader::kIperf3;
+  s.wire.udp_burst = params.burst;
   s.duration_s = params.time;
   p.count = params.num ? params.num : params.blockcount * len;
   p.omit_s = params.omit;
@@ -122,10 +126,6 @@ Plan make_plan(const ip::Params& params, bool client) {
 
 std::vector<std::unique_ptr<engine::Flow>> make_flows(const Plan& plan,
                                                       std::vector<net::Fd> sockets) {
-  engine::FlowOptions fo;
-  fo.udp_header =
-      plan.params.udp_counters_64bit ? engine::UdpHeader::kIperf3Wide : engine::UdpHeader::kIperf3;
-  fo.udp_burst = plan.params.burst;
   const std::string fill = plan.params.repeating_payload ? "0123456789" : "";
   uint32_t senders = 0;
   for (uint32_t i = 0; i < plan.streams; ++i) senders += plan.sends(i) ? 1 : 0;
@@ -137,7 +137,7 @@ std::vector<std::unique_ptr<engine::Flow>> make_flows(const Plan& plan,
     const uint64_t quota = sends ? engine::quota_for(plan.count, k++, std::max(senders, 1u)) : 0;
     // -b is each stream's own rate; over TCP the socket is paced instead.
     const uint64_t rate = plan.params.udp ? plan.params.bandwidth : 0;
-    auto f = engine::stream_flow(plan.spec, std::move(sockets[i]), sends, quota, rate, fill, fo);
+    auto f = engine::stream_flow(plan.spec, std::move(sockets[i]), sends, quota, rate, fill);
     f->index = i;
     flows.push_back(std::move(f));
   }

@@ -599,15 +599,16 @@ TestResult run_on(Control& c, const spec::TestSpec& spec, const NetperfClientOpt
     apply_data_options(probe.get(), options);
     buffers = {net::get_sndbuf(probe.get()), net::get_rcvbuf(probe.get())};
   }
-  engine::FlowOptions wire;
-  wire.match_sequence = false;                  // netserver answers UDP_RR with its own bytes
-  if (bound_here) wire.crr_source = data_bind;  // port 0: a new one per connection
+  spec::TestSpec run = spec;
+  run.wire.match_sequence = false;  // netserver answers UDP_RR with its own bytes
+  // Port 0: a new one per connection.
+  const net::Address crr_source = bound_here ? data_bind : net::Address{};
   SideRunner::Options ro;
   ro.interval_s = o.sample_s > 0 ? o.sample_s : spec.interval_s;
   ro.meter_at = net::local_address(c.fd.get());  // our CPU (and interface), as netperf -c does
   ro.interrupt = o.interrupt;
   ro.on_interval = o.on_interval;
-  SideRunner runner(engine::client_flows(spec, std::move(sockets), data_server, wire), ro);
+  SideRunner runner(engine::client_flows(run, std::move(sockets), data_server, crr_source), ro);
   runner.launch();
   const Clock::time_point t0 = runner.go();
 

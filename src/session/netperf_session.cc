@@ -685,12 +685,11 @@ class NetperfSession {
     } else {
       sockets.push_back(is_udp(kind) ? std::move(ds.fd) : std::move(conn));
     }
-    engine::FlowOptions wire;
-    wire.end_on_empty = true;
+    spec::TestSpec run = as_spec(p, &ds);
+    run.wire.end_on_empty = true;
     SideRunner::Options ro;
     if (measure_cpu) ro.meter_at = net::local_address(control_);
-    SideRunner runner(engine::server_flows(as_spec(p, &ds), std::move(sockets), listeners, wire),
-                      ro);
+    SideRunner runner(engine::server_flows(run, std::move(sockets), listeners), ro);
     runner.launch();
     runner.go();
 

@@ -137,15 +137,14 @@ QperfClientRun run_qperf_test(const QperfClientOptions& o) {
   });
 
   // The data phase on the engine: this end's flows, unframed.
-  const spec::TestSpec spec = spec_for(index, o.msg_size, o.time_s, 0);
-  engine::FlowOptions wire;
-  wire.udp_header = engine::UdpHeader::kNone;
+  spec::TestSpec spec = spec_for(index, o.msg_size, o.time_s, 0);
+  spec.wire.udp_header = spec::UdpHeader::kNone;
   SideRunner::Options ro;
   ro.threads = 1;
   ro.meter_at = net::local_address(ctl);
   ro.interrupt = o.interrupt;
   auto runner = std::make_unique<SideRunner>(
-      engine::client_flows(spec, std::move(sockets), net::Address{}, wire), ro);
+      engine::client_flows(spec, std::move(sockets), net::Address{}), ro);
   runner->launch();
   const auto t0 = runner->go();
   const auto end =

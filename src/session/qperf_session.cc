@@ -178,15 +178,14 @@ class QperfSession {
 
     // The data phase on the engine, for the request's time; the time
     // arrays bracket it as qperf's server's do.
-    const spec::TestSpec spec = spec_for(index, req.msg_size, req.time, 0);
-    engine::FlowOptions wire;
-    wire.udp_header = engine::UdpHeader::kNone;
-    wire.touch_received = req.access_recv != 0;
+    spec::TestSpec spec = spec_for(index, req.msg_size, req.time, 0);
+    spec.wire.udp_header = spec::UdpHeader::kNone;
+    spec.wire.touch_received = req.access_recv != 0;
     std::vector<net::Fd> sockets;
     sockets.push_back(std::move(data));
     SideRunner::Options ro;
     ro.threads = 1;
-    SideRunner runner(engine::server_flows(spec, std::move(sockets), {}, wire), ro);
+    SideRunner runner(engine::server_flows(spec, std::move(sockets), {}), ro);
     runner.launch();
     qw::Stat stat;
     stat.no_cpus = static_cast<uint32_t>(::sysconf(_SC_NPROCESSORS_ONLN));

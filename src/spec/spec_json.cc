@@ -20,6 +20,20 @@ const char* family_name(IpFamily f) {
 nlohmann::json encode(TestKind k) { return info(k).name; }
 nlohmann::json encode(IpFamily f) { return family_name(f); }
 nlohmann::json encode(Arrival a) { return arrival_name(a); }
+const char* header_name(UdpHeader h) {
+  switch (h) {
+    case UdpHeader::kIperf3:
+      return "iperf3";
+    case UdpHeader::kIperf3Wide:
+      return "iperf3-64";
+    case UdpHeader::kNone:
+      return "none";
+    case UdpHeader::kFlowperf:
+      break;
+  }
+  return "flowperf";
+}
+nlohmann::json encode(UdpHeader h) { return header_name(h); }
 nlohmann::json encode(const SideOptions& o) {
   nlohmann::json j = nlohmann::json::object();
   visit_side(o, [&](const char* key, const auto& v) { j[key] = v; });
@@ -28,6 +42,11 @@ nlohmann::json encode(const SideOptions& o) {
 template <typename T>
 nlohmann::json encode(const T& v) {
   return v;
+}
+nlohmann::json encode(const WireOptions& w) {
+  nlohmann::json j = nlohmann::json::object();
+  visit_wire(w, [&](const char* key, const auto& v) { j[key] = encode(v); });
+  return j;
 }
 
 struct Encoder {
@@ -73,7 +92,18 @@ void decode(const std::string& key, const nlohmann::json& v, Arrival& out) {
   out = *a;
 }
 
+void decode(const std::string& key, const nlohmann::json& v, UdpHeader& out) {
+  for (UdpHeader h :
+       {UdpHeader::kFlowperf, UdpHeader::kIperf3, UdpHeader::kIperf3Wide, UdpHeader::kNone})
+    if (v.is_string() && v.get<std::string>() == header_name(h)) {
+      out = h;
+      return;
+    }
+  bad(key, "is not \"flowperf\", \"iperf3\", \"iperf3-64\" or \"none\"");
+}
+
 void decode(const std::string& key, const nlohmann::json& v, SideOptions& out);
+void decode(const std::string& key, const nlohmann::json& v, WireOptions& out);
 template <typename T>
 void decode(const std::string& key, const nlohmann::json& v, T& out);
 
@@ -89,6 +119,11 @@ void decode_object(const std::string& where, const nlohmann::json& j, Visit&& vi
 void decode(const std::string& key, const nlohmann::json& v, SideOptions& out) {
   if (!v.is_object()) bad(key, "is not an object");
   decode_object(key + ".", v, [&](auto&& field) { visit_side(out, field); });
+}
+
+void decode(const std::string& key, const nlohmann::json& v, WireOptions& out) {
+  if (!v.is_object()) bad(key, "is not an object");
+  decode_object(key + ".", v, [&](auto&& field) { visit_wire(out, field); });
 }
 
 template <typename T>

@@ -27,6 +27,16 @@ void visit_side(Side& o, F&& field) {
   field("data_host", o.data_host);
 }
 
+// Calls field(key, member) for every field of a WireOptions.
+template <typename Wire, typename F>  // Wire: WireOptions or const WireOptions
+void visit_wire(Wire& w, F&& field) {
+  field("match_sequence", w.match_sequence);
+  field("end_on_empty", w.end_on_empty);
+  field("udp_header", w.udp_header);
+  field("udp_burst", w.udp_burst);
+  field("touch_received", w.touch_received);
+}
+
 // Calls field(key, member) for every field of a TestSpec, in JSON order.
 // send_size and recv_size pass a third argument: the value JSON shows (the
 // size in effect, so a reader never has to know the defaults).
@@ -71,6 +81,7 @@ void visit_fields(Spec& s, F&& field) {
   field("rst_close", s.rst_close);
   field("call_latency", s.call_latency);
   field("sendfile", s.sendfile);
+  field("wire", s.wire);
 }
 
 }  // namespace flowperf::spec

@@ -85,6 +85,27 @@ struct SideOptions {
 // Which end of a test: the client (local) or the server (remote).
 enum class End { kLocal, kRemote };
 
+// The datagram header UDP stream flows write and read: flowperf's, iperf3's
+// (sequence numbers of 32 bits, or with --udp-counters-64bit 64), or none
+// (qperf's datagrams carry nothing but their length: no loss, order or
+// jitter is tracked).
+enum class UdpHeader { kFlowperf, kIperf3, kIperf3Wide, kNone };
+
+struct WireOptions {
+  // UDP_RR client: an answer must echo its request's sequence number
+  // (netserver answers with its own bytes: false).
+  bool match_sequence = true;
+  // UDP server flows: a zero-length datagram ends the flow (netperf's
+  // end-of-test mark).
+  bool end_on_empty = false;
+  UdpHeader udp_header = UdpHeader::kFlowperf;
+  // Paced UDP senders: datagrams sent back to back per turn (iperf3 -b R/N).
+  uint32_t udp_burst = 0;
+  // Stream receivers read through every byte they receive (qperf's access_recv).
+  bool touch_received = false;
+  bool operator==(const WireOptions&) const = default;
+};
+
 struct TestSpec {
   TestKind test = TestKind::kTcpStream;
   IpFamily ip_family = IpFamily::kAny;
@@ -189,6 +210,10 @@ struct TestSpec {
   // (--call-latency; netperf's latency selectors of a stream test). TCP:
   // both ends' calls; UDP_STREAM: the sender's.
   bool call_latency = false;
+  // How the flows speak on the wire where a personality's protocol differs
+  // from flowperf's own (its session sets them; flowperf's protocol keeps
+  // the defaults and never sends them).
+  WireOptions wire;
 
   // The default UDP size is kUdpDefaultSizeV4; a client that finds it
   // talks IPv6 sets kUdpDefaultSizeV6 explicitly.

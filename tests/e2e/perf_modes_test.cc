@@ -333,7 +333,15 @@ TEST_F(PerfModes, CallLatencyTimesEachCallThatMovedData) {
       const bool up = std::string(test) == "TCP_STREAM";
       const json& sender = j[up ? "local" : "remote"];
       const json& receiver = j[up ? "remote" : "local"];
-      EXPECT_EQ(sum_of(sender, "send_calls"), 128u);  // 8M in 64K sends
+      // 8M in 64K sends: 128 calls when each takes all 64K, more when the
+      // socket has less room than that (a non-blocking send then moves part
+      // of it, likelier under memory pressure). The full suite failed here
+      // once, beside tests of thousands of flows, with an exact 128 in this
+      // place; its output was lost, and 150 runs under stress-ng alone did
+      // not repeat it. Every call that moved data is timed, whatever their
+      // number: that is what is asserted.
+      EXPECT_EQ(sum_of(sender, "bytes_sent"), 8u << 20);
+      EXPECT_GE(sum_of(sender, "send_calls"), 128u);
       EXPECT_EQ(histogram_count(sender["latency"]), sum_of(sender, "send_calls"));
       EXPECT_GE(sum_of(receiver, "recv_calls"), 1u);
       EXPECT_EQ(histogram_count(receiver["latency"]), sum_of(receiver, "recv_calls"));

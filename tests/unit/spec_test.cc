@@ -637,6 +637,11 @@ TestSpec Unusual(TestKind kind) {
   s.rst_close = true;
   s.sendfile = true;
   s.call_latency = true;
+  s.wire.match_sequence = false;
+  s.wire.end_on_empty = true;
+  s.wire.udp_header = spec::UdpHeader::kIperf3Wide;
+  s.wire.udp_burst = 7;
+  s.wire.touch_received = true;
   return s;
 }
 
@@ -687,6 +692,7 @@ void ExpectSameSpec(const TestSpec& a, const TestSpec& b) {
   EXPECT_EQ(a.rst_close, b.rst_close);
   EXPECT_EQ(a.sendfile, b.sendfile);
   EXPECT_EQ(a.call_latency, b.call_latency);
+  EXPECT_EQ(a.wire, b.wire);
   EXPECT_TRUE(a == b);  // and whatever the list above missed
 }
 
