@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "report/json_report.h"
@@ -17,19 +18,18 @@ JsonTap::JsonTap() {
 
 void JsonTap::add(const results::TestResult& r, const measure::ConfidenceLoop* loop) {
   if (!wanted()) return;
-  std::ostringstream pretty, line;
-  report::write_result_json(pretty, r, loop);
+  std::ostringstream line;
   report::write_result_json_line(line, r, loop);
-  documents_.push_back(pretty.str());
   lines_.push_back(line.str());
 }
 
 bool JsonTap::write() {
-  if (!wanted() || documents_.empty()) return true;
+  if (!wanted() || lines_.empty()) return true;
   std::ofstream f(path_, std::ios::trunc);
   if (f) {
-    if (documents_.size() == 1) {
-      f << documents_.front() << '\n';
+    if (lines_.size() == 1) {
+      // As `flowperf --json` prints it (its text is result_json(r).dump(2)).
+      f << nlohmann::json::parse(lines_.front()).dump(2) << '\n';
     } else {
       for (const std::string& l : lines_) f << "{\"event\":\"end\",\"data\":" << l << "}\n";
     }

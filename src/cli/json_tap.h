@@ -30,8 +30,7 @@ class JsonTap {
 
  private:
   std::string path_;
-  std::vector<std::string> documents_;  // each test's, pretty and on one line
-  std::vector<std::string> lines_;
+  std::vector<std::string> lines_;  // each test's document on one line
 };
 
 }  // namespace flowperf::cli

@@ -597,7 +597,8 @@ class NetperfSession {
     // netserver only warns when the kernel refuses one, and so do we (in
     // the log).
     net::SocketOptions options = engine::socket_options(as_spec(p), spec::End::kRemote);
-    ServerPolicy(cfg_).pace(options, 1);  // --max-rate: the server's own sending
+    // --max-rate: the server's own sending (the accepted socket inherits it).
+    ServerPolicy(cfg_).pace(options, 1);
     if (const net::SocketOptionErrors failed = net::apply_socket_options(fd, options); failed.any())
       log("-", "cannot set " + net::describe(failed, options));
     if (::bind(fd, p.bind.sa(), p.bind.len) < 0)
@@ -661,9 +662,8 @@ class NetperfSession {
         }
       }
       ds.fd.reset();  // one connection per test
-      net::SocketOptions again =
+      const net::SocketOptions again =
           net::not_inherited_on_accept(engine::socket_options(as_spec(p), spec::End::kRemote));
-      ServerPolicy(cfg_).pace(again, 1);
       if (const auto failed = net::apply_socket_options(conn.get(), again); failed.any())
         log("-", "cannot set " + net::describe(failed, again));
       log(spec::info(kind).name,
