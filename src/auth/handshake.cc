@@ -39,6 +39,12 @@ Bytes mac(std::string_view secret, std::string_view label, const Transcript& t) 
   return hmac(secret, m.data(), m.size());
 }
 
+// A key of its own for one use, from the session key.
+Bytes derive(const Bytes& session_key, std::string_view label) {
+  const std::string_view key(reinterpret_cast<const char*>(session_key.data()), session_key.size());
+  return hmac(key, reinterpret_cast<const uint8_t*>(label.data()), label.size());
+}
+
 }  // namespace
 
 Bytes random_nonce() {
@@ -60,10 +66,16 @@ Bytes session_key(std::string_view secret, const Transcript& t) {
   return mac(secret, "flowperf session key", t);
 }
 
+Bytes client_frame_key(const Bytes& session_key) {
+  return derive(session_key, "flowperf frames client to server");
+}
+
+Bytes server_frame_key(const Bytes& session_key) {
+  return derive(session_key, "flowperf frames server to client");
+}
+
 uint64_t data_token(const Bytes& session_key) {
-  static constexpr std::string_view kLabel = "flowperf data token";
-  const std::string_view key(reinterpret_cast<const char*>(session_key.data()), session_key.size());
-  Bytes t = hmac(key, reinterpret_cast<const uint8_t*>(kLabel.data()), kLabel.size());
+  const Bytes t = derive(session_key, "flowperf data token");
   uint64_t token;
   std::memcpy(&token, t.data(), sizeof token);
   return token;

@@ -48,6 +48,10 @@ Bytes server_proof(std::string_view secret, const Transcript& t);
 Bytes session_key(std::string_view secret, const Transcript& t);
 // The 8 bytes that open each TCP data connection of an authenticated test.
 uint64_t data_token(const Bytes& session_key);
+// The keys that seal the control frames after the handshake (protocol 3),
+// one for each direction, so a frame cannot be reflected back to its sender.
+Bytes client_frame_key(const Bytes& session_key);
+Bytes server_frame_key(const Bytes& session_key);
 
 // Equal in size and content, in time that does not depend on where they differ.
 bool same(const Bytes& a, const Bytes& b);

@@ -1,5 +1,5 @@
-// iperf3's authentication token: RSA keys from PEM files, PKCS#1 v1.5
-// encryption, base64, and the token's text (see iperf3_rsa.h). Everything
+// iperf3's authentication token: RSA keys from PEM files, OAEP or PKCS#1
+// v1.5 encryption, base64, and the token's text (see iperf3_rsa.h). Everything
 // goes through OpenSSL's EVP interfaces.
 #include "auth/iperf3_rsa.h"
 
@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "core/private_file.h"
 
 namespace flowperf::auth {
 namespace {
@@ -43,11 +44,16 @@ struct CtxFree {
 };
 using Ctx = std::unique_ptr<EVP_PKEY_CTX, CtxFree>;
 
+int openssl_padding(RsaPadding p) {
+  return p == RsaPadding::kOaep ? RSA_PKCS1_OAEP_PADDING : RSA_PKCS1_PADDING;
+}
+
 enum class Half { kPublic, kPrivate };
 
 RsaKey load(const std::string& path, const std::string& option, Half half) {
   const std::string where = fmt::format("{} {}", option, path);
   ERR_clear_error();
+  if (half == Half::kPrivate) require_private_file(-1, path, where);
   std::unique_ptr<BIO, BioFree> file(BIO_new_file(path.c_str(), "r"));
   if (!file) {
     const int err = errno;
@@ -169,17 +175,25 @@ std::optional<Bytes> base64_decode(std::string_view text) {
   return out;
 }
 
-Bytes rsa_encrypt_pkcs1(const RsaKey& public_key, std::string_view plaintext) {
-  if (plaintext.size() > public_key.max_plaintext())
+size_t rsa_max_plaintext(const RsaKey& key, RsaPadding padding) {
+  const auto bytes = static_cast<size_t>(key.bits() / 8);
+  // v1.5: 11 bytes of padding; OAEP with SHA-1: two 20-byte hashes and 2.
+  const size_t overhead = padding == RsaPadding::kOaep ? 2 * 20 + 2 : 11;
+  return bytes > overhead ? bytes - overhead : 0;
+}
+
+Bytes rsa_encrypt(const RsaKey& public_key, std::string_view plaintext, RsaPadding padding) {
+  const size_t most = rsa_max_plaintext(public_key, padding);
+  if (plaintext.size() > most)
     throw runtime_error(fmt::format(
         "the credentials make {} bytes of token text; a {}-bit RSA key holds at most {} — use "
         "a shorter username or password, or a larger key",
-        plaintext.size(), public_key.bits(), public_key.max_plaintext()));
+        plaintext.size(), public_key.bits(), most));
   Ctx ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, public_key.get(), nullptr));
   size_t len = 0;
   const auto* in = reinterpret_cast<const unsigned char*>(plaintext.data());
   if (!ctx || EVP_PKEY_encrypt_init(ctx.get()) <= 0 ||
-      EVP_PKEY_CTX_set_rsa_padding(ctx.get(), RSA_PKCS1_PADDING) <= 0 ||
+      EVP_PKEY_CTX_set_rsa_padding(ctx.get(), openssl_padding(padding)) <= 0 ||
       EVP_PKEY_encrypt(ctx.get(), nullptr, &len, in, plaintext.size()) <= 0)
     throw runtime_error("cannot encrypt the token: " + openssl_error());
   Bytes out(len);
@@ -189,11 +203,12 @@ Bytes rsa_encrypt_pkcs1(const RsaKey& public_key, std::string_view plaintext) {
   return out;
 }
 
-std::optional<std::string> rsa_decrypt_pkcs1(const RsaKey& private_key, const Bytes& ciphertext) {
+std::optional<std::string> rsa_decrypt(const RsaKey& private_key, const Bytes& ciphertext,
+                                       RsaPadding padding) {
   Ctx ctx(EVP_PKEY_CTX_new_from_pkey(nullptr, private_key.get(), nullptr));
   size_t len = 0;
   if (!ctx || EVP_PKEY_decrypt_init(ctx.get()) <= 0 ||
-      EVP_PKEY_CTX_set_rsa_padding(ctx.get(), RSA_PKCS1_PADDING) <= 0 ||
+      EVP_PKEY_CTX_set_rsa_padding(ctx.get(), openssl_padding(padding)) <= 0 ||
       EVP_PKEY_decrypt(ctx.get(), nullptr, &len, ciphertext.data(), ciphertext.size()) <= 0) {
     ERR_clear_error();
     return std::nullopt;
@@ -241,15 +256,16 @@ bool iperf3_token_word(std::string_view w) {
   return true;
 }
 
-std::string make_iperf3_token(const Iperf3Credentials& c, const RsaKey& public_key) {
-  return base64_encode(rsa_encrypt_pkcs1(public_key, iperf3_token_text(c)));
+std::string make_iperf3_token(const Iperf3Credentials& c, const RsaKey& public_key,
+                              RsaPadding padding) {
+  return base64_encode(rsa_encrypt(public_key, iperf3_token_text(c), padding));
 }
 
 std::optional<Iperf3Credentials> open_iperf3_token(std::string_view token,
-                                                   const RsaKey& private_key) {
+                                                   const RsaKey& private_key, RsaPadding padding) {
   auto cipher = base64_decode(token);
   if (!cipher) return std::nullopt;
-  auto text = rsa_decrypt_pkcs1(private_key, *cipher);
+  auto text = rsa_decrypt(private_key, *cipher, padding);
   if (!text) return std::nullopt;
   return parse_iperf3_token_text(*text);
 }

@@ -4,14 +4,21 @@
 //
 //   "user: NAME\npwd:  PASSWORD\nts:   SECONDS"      (SECONDS: Unix time)
 //
-// encrypts them with the server's RSA public key (PKCS#1 v1.5 padding, the
-// padding 3.12 uses; 3.17 and later use OAEP unless told otherwise), and
-// sends the ciphertext as one line of base64 (no newlines, '=' padded) in
-// the parameter JSON's "authtoken". The server decrypts it with its private
-// key. Whether the credentials are good is iperf3_users.h's business.
+// encrypts them with the server's RSA public key, and sends the ciphertext as
+// one line of base64 (no newlines, '=' padded) in the parameter JSON's
+// "authtoken". The server decrypts it with its private key. Whether the
+// credentials are good is iperf3_users.h's business.
 //
-// Facts from iperf3 3.12's iperf_auth.c, checked against Debian's 3.12
-// binary: ../shared/protocols/iperf3-wire.md §6 and §10.
+// The padding: iperf3 up to 3.16 encrypts with PKCS#1 v1.5; 3.17 and later
+// (the CVE-2024-26306 fix) with OAEP (SHA-1, MGF1 with SHA-1, no label:
+// OpenSSL's defaults), and a server of 3.17 or later opens v1.5 tokens only
+// when started with --use-pkcs1-padding. A 3.21 client always uses OAEP, a
+// 3.12 client always v1.5. Nothing in a token says which it is, and trying
+// one after the other would tell a prober which failed: a server opens
+// tokens with the one padding it was started with.
+//
+// Facts from iperf3's iperf_auth.c (3.12 and 3.21), checked against
+// Debian's 3.12 and a 3.21 built from source (docs/security.md).
 #pragma once
 
 #include <openssl/types.h>
@@ -36,8 +43,6 @@ class RsaKey {
   EVP_PKEY* get() const { return key_.get(); }
   explicit operator bool() const { return key_ != nullptr; }
   int bits() const;
-  // The longest plaintext one PKCS#1 v1.5 block of this key holds.
-  size_t max_plaintext() const { return static_cast<size_t>(bits() / 8) - 11; }
 
  private:
   struct Free {
@@ -58,11 +63,20 @@ RsaKey load_rsa_private_key(const std::string& path, const std::string& option);
 std::string base64_encode(const Bytes& data);
 std::optional<Bytes> base64_decode(std::string_view text);
 
-// RSA with PKCS#1 v1.5 padding. encrypt throws a runtime Error when the
+enum class RsaPadding {
+  kOaep,   // iperf3 3.17 and later: OAEP, SHA-1 and MGF1-SHA-1
+  kPkcs1,  // iperf3 up to 3.16 (and --use-pkcs1-padding): PKCS#1 v1.5
+};
+
+// The longest plaintext one block of this key holds with this padding.
+size_t rsa_max_plaintext(const RsaKey& key, RsaPadding padding);
+
+// RSA with the padding given. encrypt throws a runtime Error when the
 // plaintext is longer than the key holds; decrypt gives nullopt when the
-// ciphertext is not one this key made.
-Bytes rsa_encrypt_pkcs1(const RsaKey& public_key, std::string_view plaintext);
-std::optional<std::string> rsa_decrypt_pkcs1(const RsaKey& private_key, const Bytes& ciphertext);
+// ciphertext is not one this key made with this padding.
+Bytes rsa_encrypt(const RsaKey& public_key, std::string_view plaintext, RsaPadding padding);
+std::optional<std::string> rsa_decrypt(const RsaKey& private_key, const Bytes& ciphertext,
+                                       RsaPadding padding);
 
 // What a token carries.
 struct Iperf3Credentials {
@@ -86,10 +100,11 @@ bool iperf3_token_word(std::string_view word);
 
 // The base64 "authtoken" for these credentials. Throws a runtime Error when
 // they are too long for the key.
-std::string make_iperf3_token(const Iperf3Credentials& c, const RsaKey& public_key);
+std::string make_iperf3_token(const Iperf3Credentials& c, const RsaKey& public_key,
+                              RsaPadding padding);
 // The credentials in a token, or nullopt when it is not base64, not for
-// this key, or not iperf3's text.
+// this key and padding, or not iperf3's text.
 std::optional<Iperf3Credentials> open_iperf3_token(std::string_view token,
-                                                   const RsaKey& private_key);
+                                                   const RsaKey& private_key, RsaPadding padding);
 
 }  // namespace flowperf::auth

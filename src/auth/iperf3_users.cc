@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 
 #include "core/error.h"
@@ -43,16 +44,19 @@ std::string read_small_file(const std::string& path, const std::string& where) {
   return text;
 }
 
-}  // namespace
-
-Bytes iperf3_password_hash(std::string_view username, std::string_view password) {
-  const std::string salted = fmt::format("{{{}}}{}", username, password);
+Bytes sha256(std::string_view text) {
   Bytes out(EVP_MAX_MD_SIZE);
   unsigned int n = 0;
-  if (!EVP_Digest(salted.data(), salted.size(), out.data(), &n, EVP_sha256(), nullptr))
+  if (!EVP_Digest(text.data(), text.size(), out.data(), &n, EVP_sha256(), nullptr))
     throw runtime_error("cannot compute SHA-256 (OpenSSL failed)");
   out.resize(n);
   return out;
+}
+
+}  // namespace
+
+Bytes iperf3_password_hash(std::string_view username, std::string_view password) {
+  return sha256(fmt::format("{{{}}}{}", username, password));
 }
 
 std::vector<Iperf3User> parse_iperf3_users(std::string_view text, const std::string& where) {
@@ -124,7 +128,7 @@ std::string Iperf3Decision::describe(int64_t now) const {
     case Iperf3Verdict::kNoToken:
       return "no token";
     case Iperf3Verdict::kBadToken:
-      return "a token that does not open with this server's private key";
+      return "a token that does not open with this server's private key and padding";
     case Iperf3Verdict::kTimeSkew:
       return fmt::format(
           "user '{}': the token's time ({}) is too far from this server's clock ({})", username,
@@ -133,26 +137,58 @@ std::string Iperf3Decision::describe(int64_t now) const {
       return fmt::format("user '{}': not in the users file", username);
     case Iperf3Verdict::kWrongPassword:
       return fmt::format("user '{}': wrong password", username);
+    case Iperf3Verdict::kReplayed:
+      return fmt::format("user '{}': a token this server has taken before (a replay)", username);
   }
   return "?";
 }
 
-Iperf3Decision authorize_iperf3(std::string_view token, const RsaKey& private_key,
-                                const std::vector<Iperf3User>& users, int threshold_s,
-                                int64_t now) {
+bool Iperf3ReplayCache::first_use(std::string_view token, int64_t keep_until, int64_t now) {
+  const Bytes digest = sha256(token);
+  std::string key(digest.begin(), digest.end());
+  std::lock_guard lock(mu_);
+  while (!leaving_.empty() && leaving_.begin()->first < now) {
+    seen_.erase(leaving_.begin()->second);
+    leaving_.erase(leaving_.begin());
+  }
+  if (seen_.contains(key)) return false;
+  while (!leaving_.empty() && seen_.size() >= capacity_) {
+    seen_.erase(leaving_.begin()->second);
+    leaving_.erase(leaving_.begin());
+  }
+  seen_.insert(key);
+  leaving_.emplace(keep_until, std::move(key));
+  return true;
+}
+
+size_t Iperf3ReplayCache::size() const {
+  std::lock_guard lock(mu_);
+  return seen_.size();
+}
+
+Iperf3Decision authorize_iperf3(std::string_view token, const Iperf3TokenCheck& check,
+                                const std::vector<Iperf3User>& users, int64_t now) {
   Iperf3Decision d;
   if (token.empty()) return d;
-  auto c = open_iperf3_token(token, private_key);
+  auto c = open_iperf3_token(token, *check.private_key, check.padding);
   if (!c) {
+    // The same hashing a good token's check does, its answer unused.
+    [[maybe_unused]] const bool same_work = iperf3_password_matches(users, "-", "-");
     d.verdict = Iperf3Verdict::kBadToken;
     return d;
   }
   d.username = c->username;
   d.timestamp = c->timestamp;
-  if (!within_skew(c->timestamp, now, threshold_s)) {
+  const bool password = iperf3_password_matches(users, c->username, c->password);
+  if (!within_skew(c->timestamp, now, check.threshold_s)) {
     d.verdict = Iperf3Verdict::kTimeSkew;
-  } else if (iperf3_password_matches(users, c->username, c->password)) {
-    d.verdict = Iperf3Verdict::kAuthorized;
+  } else if (password) {
+    // Kept until its time leaves the window (saturating: any 64-bit time).
+    const int64_t until =
+        c->timestamp > INT64_MAX - check.threshold_s ? INT64_MAX : c->timestamp + check.threshold_s;
+    d.verdict = !check.replay || check.replay->first_use(token, until, now)
+                    ? Iperf3Verdict::kAuthorized
+                    : Iperf3Verdict::kReplayed;
   } else {
     bool known = false;
     for (const auto& u : users) known |= u.name == c->username;

@@ -7,12 +7,18 @@
 // lines are skipped. 3.12 also skips lines it cannot read; this parser
 // names them instead, so a typo does not lock a user out unseen.
 //
-// A token is good when it opens with the server's key, its time is within
-// the skew threshold of the server's clock (either way; 10 s unless told),
-// and its user's line has its password's hash. 3.12 checks in that order.
+// A token is good when it opens with the server's key (and the padding the
+// server was started with), its time is within the skew threshold of the
+// server's clock (either way; 10 s unless told), its user's line has its
+// password's hash, and (flowperf's addition) this server has not taken the
+// same token before: iperf3 checks the first three, in that order, so a
+// token seen on the wire could be sent again for the rest of its window.
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,13 +55,33 @@ bool within_skew(int64_t timestamp, int64_t now, int threshold_s);
 bool iperf3_password_matches(const std::vector<Iperf3User>& users, std::string_view username,
                              std::string_view password);
 
+// The tokens a server has authorized, each kept until its time leaves the
+// skew window (after which the clock check refuses it anyway). Keyed by
+// the SHA-256 of the token's text; at most `capacity` kept (the one due to
+// leave first makes room). Safe to share between sessions' threads.
+class Iperf3ReplayCache {
+ public:
+  explicit Iperf3ReplayCache(size_t capacity = 1 << 16) : capacity_(capacity) {}
+  // True the first time a token is offered; it is then kept until
+  // `keep_until` (Unix seconds). False for one kept already.
+  bool first_use(std::string_view token, int64_t keep_until, int64_t now);
+  size_t size() const;
+
+ private:
+  size_t capacity_;
+  mutable std::mutex mu_;
+  std::set<std::string> seen_;
+  std::multimap<int64_t, std::string> leaving_;  // keep_until → digest
+};
+
 enum class Iperf3Verdict {
   kAuthorized,
   kNoToken,        // the parameters carry no authtoken
-  kBadToken,       // not base64, not for this key, or not iperf3's text
+  kBadToken,       // not base64, not for this key and padding, or not iperf3's text
   kTimeSkew,       // its time is too far from the server's
   kUnknownUser,    // no line for the name
   kWrongPassword,  // lines for the name, none with this password's hash
+  kReplayed,       // a good token this server has taken before
 };
 
 struct Iperf3Decision {
@@ -67,8 +93,19 @@ struct Iperf3Decision {
   std::string describe(int64_t now) const;
 };
 
-// The decision 3.12's server makes on a test's token, with the clock given.
-Iperf3Decision authorize_iperf3(std::string_view token, const RsaKey& private_key,
-                                const std::vector<Iperf3User>& users, int threshold_s, int64_t now);
+// How a server checks tokens.
+struct Iperf3TokenCheck {
+  const RsaKey* private_key = nullptr;
+  RsaPadding padding = RsaPadding::kOaep;
+  int threshold_s = kIperf3DefaultSkewSeconds;
+  Iperf3ReplayCache* replay = nullptr;  // nullptr: no replay check
+};
+
+// The decision iperf3's server makes on a test's token, with the clock
+// given, and the replay check. A token that does not open costs the same
+// work after the decryption as one that does (a password hash is computed
+// either way), and every refusal is answered alike by the session.
+Iperf3Decision authorize_iperf3(std::string_view token, const Iperf3TokenCheck& check,
+                                const std::vector<Iperf3User>& users, int64_t now);
 
 }  // namespace flowperf::auth

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/private_file.h"
 #include "net/fd.h"
 
 namespace flowperf::auth {
@@ -26,14 +27,10 @@ std::vector<Line> read_key_lines(const std::string& path, const char* option) {
   net::Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
   if (!fd)
     throw usage_error(fmt::format("{} {}: cannot open it: {}", option, path, std::strerror(errno)));
+  require_private_file(fd.get(), path, fmt::format("{} {}", option, path));
   struct stat st {};
-  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
-    throw usage_error(fmt::format("{} {}: not a regular file", option, path));
-  if ((st.st_mode & 077) != 0)
-    throw usage_error(fmt::format(
-        "{} {}: the file may be read or written by others (mode {:04o}); its secrets would "
-        "authenticate anyone who can read them — run `chmod 600 {}`",
-        option, path, st.st_mode & 07777, path));
+  if (::fstat(fd.get(), &st) != 0)
+    throw usage_error(fmt::format("{} {}: cannot read it: {}", option, path, std::strerror(errno)));
   if (st.st_size > (1 << 20))
     throw usage_error(fmt::format("{} {}: larger than 1 MB; is it a key file?", option, path));
   std::string text(static_cast<size_t>(st.st_size), '\0');
@@ -59,15 +56,18 @@ std::vector<Line> read_key_lines(const std::string& path, const char* option) {
     const std::string where = fmt::format("{} {}, line {}", option, path, number);
     if (secret.empty() || !extra.empty())
       throw usage_error(where + ": expected two words, NAME SECRET");
+    // The errors never show the line's words: a line written SECRET NAME
+    // would show its secret.
     if (!valid_key_name(name))
       throw usage_error(fmt::format(
-          "{}: the name '{}' is not 1-64 characters of letters, digits, '.', '_', '@' or '-'",
-          where, name));
+          "{}: the name (the first word) is not 1-64 characters of letters, digits, '.', '_', "
+          "'@' or '-'",
+          where));
     if (secret.size() < kMinSecretChars)
       throw usage_error(fmt::format(
-          "{}: the secret of '{}' is {} characters; give at least {} (`openssl rand -hex 32` "
-          "makes one)",
-          where, name, secret.size(), kMinSecretChars));
+          "{}: the secret (the second word) is {} characters; give at least {} (`openssl rand "
+          "-hex 32` makes one), after the name",
+          where, secret.size(), kMinSecretChars));
     lines.push_back({number, {name, secret}});
   }
   if (lines.empty())
@@ -90,10 +90,13 @@ bool valid_key_name(const std::string& name) {
 
 std::map<std::string, std::string> load_server_keys(const std::string& path) {
   std::map<std::string, std::string> keys;
-  for (auto& l : read_key_lines(path, "--keys"))
-    if (!keys.emplace(l.key.name, l.key.secret).second)
-      throw usage_error(fmt::format("--keys {}, line {}: '{}' is given a second time", path,
-                                    l.number, l.key.name));
+  std::map<std::string, int> line_of;
+  for (auto& l : read_key_lines(path, "--keys")) {
+    if (auto [at, fresh] = line_of.emplace(l.key.name, l.number); !fresh)
+      throw usage_error(fmt::format("--keys {}, line {}: the name of line {} is given again", path,
+                                    l.number, at->second));
+    keys.emplace(l.key.name, l.key.secret);
+  }
   return keys;
 }
 

@@ -109,6 +109,7 @@ enum class Id {
   kDontFragment,
   kUsername,
   kRsaPublicKey,
+  kUsePkcs1Padding,
 };
 
 struct Option {
@@ -150,6 +151,7 @@ constexpr Option kOptions[] = {
     {0, "rsa-private-key-path", Arg::kRequired, Id::kRsaPrivateKey},
     {0, "authorized-users-path", Arg::kRequired, Id::kAuthorizedUsers},
     {0, "time-skew-threshold", Arg::kRequired, Id::kTimeSkew},
+    {0, "use-pkcs1-padding", Arg::kNone, Id::kUsePkcs1Padding},
     {0, "max-tests", Arg::kRequired, Id::kMaxTests},
     {0, "one-at-a-time", Arg::kNone, Id::kOneAtATime},
     {'c', "client", Arg::kRequired, Id::kClient},
@@ -573,6 +575,9 @@ std::optional<Iperf3Parse> Parser::apply(const Option& o, const std::optional<st
       skew_flag_ = true;
       break;
     }
+    case Id::kUsePkcs1Padding:
+      a_.use_pkcs1_padding = true;
+      break;
     case Id::kUsername:
       a_.username = v;
       username_given_ = true;
@@ -839,6 +844,12 @@ std::optional<Iperf3Parse> Parser::finish() {
         "you must specify a path to a valid RSA private key and a user credential file");
   a_.client_auth = role_client_ && username;
   a_.server_auth = role_server_ && private_key;
+  if (a_.use_pkcs1_padding && !a_.client_auth && !a_.server_auth)
+    return parameter_error(
+        role_client_ ? "--use-pkcs1-padding pads the --username token: give --username and "
+                       "--rsa-public-key-path too"
+                     : "--use-pkcs1-padding is for the tokens --rsa-private-key-path opens: give "
+                       "--rsa-private-key-path and --authorized-users-path too");
   if (length_ > static_cast<long long>(kMaxBlockSize))
     return parameter_error("block size too large (maximum = 1048576 bytes)");
   if (a_.udp && length_ > 0 &&

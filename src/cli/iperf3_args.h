@@ -82,6 +82,10 @@ struct Iperf3Args {
   bool dont_fragment = false;       // --dont-fragment
   std::string username;             // --username (with --rsa-public-key-path)
   std::string rsa_public_key_path;  // --rsa-public-key-path
+  // --use-pkcs1-padding: the token's padding is PKCS#1 v1.5, not OAEP. A
+  // server option in iperf3 3.17+ (to take clients before 3.17); on the
+  // client, flowperf's own (to reach servers before 3.17).
+  bool use_pkcs1_padding = false;
   // Both auth paths of one end given: the client sends a token, the server
   // asks for one (the files are read by the front end, not the parser).
   bool client_auth = false, server_auth = false;

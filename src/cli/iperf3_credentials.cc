@@ -89,8 +89,9 @@ std::function<std::string()> iperf3_client_token(const Iperf3Args& a) {
     throw failure(
         "the password is empty or has a space in it; iperf3's server reads a password of one "
         "word, so it could never authenticate");
-  auto token = [username = a.username, pw = *password, key] {
-    return auth::make_iperf3_token({username, pw, unix_now()}, *key);
+  const auto padding = a.use_pkcs1_padding ? auth::RsaPadding::kPkcs1 : auth::RsaPadding::kOaep;
+  auto token = [username = a.username, pw = *password, key, padding] {
+    return auth::make_iperf3_token({username, pw, unix_now()}, *key, padding);
   };
   try {
     token();  // credentials too long for the key fail now, not after connecting
@@ -115,6 +116,7 @@ session::Iperf3Auth iperf3_server_auth(const Iperf3Args& a) {
   }
   out.users_path = a.authorized_users_path;
   out.skew_threshold_s = a.time_skew_threshold_s;
+  out.padding = a.use_pkcs1_padding ? auth::RsaPadding::kPkcs1 : auth::RsaPadding::kOaep;
   return out;
 }
 

@@ -53,6 +53,8 @@ Server specific:
                             SHA-256 of "{USERNAME}PASSWORD"
   --time-skew-threshold     seconds a token's time may differ from this
                             server's clock (default 10)
+  --use-pkcs1-padding       open tokens padded with PKCS#1 v1.5, as clients
+                            before iperf3 3.17 send them (default: OAEP)
 Client specific:
   -c, --client <host>[%<dev>] be a client of the server at <host>
                               (the %<dev> form is not supported here)
@@ -98,6 +100,8 @@ Client specific:
   --username                the name to authenticate as; the password comes
                             from IPERF3_PASSWORD, else it is asked for
   --rsa-public-key-path     the server's RSA public key (PEM) for the token
+  --use-pkcs1-padding       flowperf's: pad the token with PKCS#1 v1.5, for
+                            servers before iperf3 3.17 (default: OAEP)
 
 [KMG]: the number may end in K, M, G or T (kilo, mega, giga, tera): powers of
 1024 for sizes, of 1000 for rates.

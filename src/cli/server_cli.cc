@@ -43,7 +43,13 @@ CLI::Validator finite_range(double lo, double hi) {
 // --iperf3-rsa-private-key and --iperf3-authorized-users: both or neither;
 // the key and the file are read now, so mistakes show at start-up.
 static std::optional<session::Iperf3Auth> iperf3_auth(const ServerArgs& a) {
-  if (a.iperf3_private_key.empty() && a.iperf3_users.empty()) return std::nullopt;
+  if (a.iperf3_private_key.empty() && a.iperf3_users.empty()) {
+    if (a.iperf3_pkcs1)
+      throw usage_error(
+          "--iperf3-use-pkcs1-padding is for the tokens --iperf3-rsa-private-key opens: give "
+          "--iperf3-rsa-private-key and --iperf3-authorized-users too");
+    return std::nullopt;
+  }
   if (a.iperf3_private_key.empty() || a.iperf3_users.empty())
     throw usage_error(
         "iperf3 authentication needs both --iperf3-rsa-private-key and "
@@ -54,6 +60,7 @@ static std::optional<session::Iperf3Auth> iperf3_auth(const ServerArgs& a) {
   auth::load_iperf3_users(a.iperf3_users, "--iperf3-authorized-users");
   out.users_path = a.iperf3_users;
   out.skew_threshold_s = a.iperf3_skew;
+  out.padding = a.iperf3_pkcs1 ? auth::RsaPadding::kPkcs1 : auth::RsaPadding::kOaep;
   return out;
 }
 
@@ -85,6 +92,17 @@ int run_server(const ServerArgs& a) {
                         (why.empty() ? "give a rate above 0 in bits/s (K, M, G suffixes)" : why));
     c.max_rate_bps = *v;
   }
+  auto bytes = [](const std::string& option, const std::string& text) {
+    std::string why;
+    auto v = core::parse_size(text, &why);
+    if (!v)
+      throw usage_error(
+          option + " " + text + ": " +
+          (why.empty() ? "give a size in bytes (K, M, G suffixes), 0 for none" : why));
+    return *v;
+  };
+  c.max_buffer_bytes = bytes("--max-buffer", a.max_buffer);
+  c.max_memory_bytes = bytes("--max-memory", a.max_memory);
   c.iperf3.auth = iperf3_auth(a);
   c.log = a.quiet ? nullptr : stdout;
   if (a.daemon) {
@@ -167,6 +185,16 @@ CLI::App* add_server_command(CLI::App& app, ServerArgs& sa) {
                      "UDP tests must ask -b of at most this many bits/s (K, M, G suffixes); the "
                      "server also paces its own TCP sending to it");
   server
+      ->add_option("--max-buffer", sa.max_buffer,
+                   "largest buffer a test's stream may ask of the server: a message or a socket "
+                   "buffer (K, M, G suffixes; 0: no limit)")
+      ->capture_default_str();
+  server
+      ->add_option("--max-memory", sa.max_memory,
+                   "buffers all running tests may hold together, counted before a test starts "
+                   "(K, M, G suffixes; 0: no limit)")
+      ->capture_default_str();
+  server
       ->add_option("--max-pending", sa.max_pending,
                    "connections waiting to say which protocol they speak, held at once (no "
                    "thread each); beyond it the oldest is closed")
@@ -184,6 +212,9 @@ CLI::App* add_server_command(CLI::App& app, ServerArgs& sa) {
                    "seconds")
       ->capture_default_str()
       ->check(CLI::Range(1, 86400 * 365));
+  server->add_flag("--iperf3-use-pkcs1-padding", sa.iperf3_pkcs1,
+                   "open iperf3 tokens padded with PKCS#1 v1.5, as clients before iperf3 3.17 "
+                   "send them (default: OAEP, as 3.17 and later)");
   server
       ->add_option("--iperf3-port", sa.iperf3_port,
                    "also listen on this port (iperf3 clients use 5201); every protocol is "

@@ -24,9 +24,11 @@ struct ServerArgs {
   std::vector<std::string> allow, deny;
   uint32_t max_per_source = 0, max_per_minute = 0, max_streams = 0, max_pending = 256;
   std::string max_rate;
+  std::string max_buffer = "16M", max_memory = "256M";  // --max-buffer, --max-memory
   // iperf3's RSA authentication for iperf3 clients (iperf3 -s's options).
   std::string iperf3_private_key, iperf3_users;
   int iperf3_skew = auth::kIperf3DefaultSkewSeconds;
+  bool iperf3_pkcs1 = false;  // --iperf3-use-pkcs1-padding
 };
 
 // Adds the `server` subcommand, its options writing into `sa`.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 #include "net/sys.h"
 
@@ -21,6 +22,12 @@ class Channel {
                                    size_t* got = nullptr) = 0;
   // Bytes can be read now (bytes already decrypted count), or the deadline passed (false).
   virtual bool wait_readable(Clock::time_point deadline) = 0;
+  // Why the last call that returned kError failed, when the channel knows
+  // more than errno ("" otherwise).
+  virtual std::string failure() const { return {}; }
+  // Whether that failure was a record that failed its integrity check (a
+  // TLS record rewritten on the way, or the peer's alert saying so).
+  virtual bool failed_integrity() const { return false; }
 };
 
 // The socket itself.

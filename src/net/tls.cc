@@ -12,6 +12,7 @@
 #include <cerrno>
 
 #include "core/error.h"
+#include "core/private_file.h"
 
 namespace flowperf::net {
 namespace {
@@ -41,10 +42,21 @@ bool poll_until(int fd, short events, sys::Clock::time_point deadline) {
   }
 }
 
+// TLS 1.2 with an ephemeral (EC)DH key exchange and an AEAD cipher, or TLS
+// 1.3 (whose suites are all both): forward secrecy, and no CBC, RC4 or
+// static-RSA suite that an older peer could talk the handshake down to.
+constexpr const char* kTls12Ciphers = "ECDHE+AESGCM:ECDHE+CHACHA20:DHE+AESGCM:DHE+CHACHA20";
+
 SSL_CTX* new_context(const SSL_METHOD* method) {
   SSL_CTX* ctx = SSL_CTX_new(method);
   if (!ctx) throw runtime_error("cannot set up TLS: " + openssl_error());
-  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  if (SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION) != 1 ||
+      SSL_CTX_set_cipher_list(ctx, kTls12Ciphers) != 1) {
+    SSL_CTX_free(ctx);
+    throw runtime_error("cannot set up TLS (protocol floor and ciphers): " + openssl_error());
+  }
+  SSL_CTX_set_options(
+      ctx, SSL_OP_NO_RENEGOTIATION | SSL_OP_NO_COMPRESSION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   return ctx;
 }
 
@@ -57,6 +69,7 @@ std::shared_ptr<TlsContext> TlsContext::server(const std::string& cert_file,
   if (SSL_CTX_use_certificate_chain_file(raw, cert_file.c_str()) != 1)
     throw usage_error("--tls-cert " + cert_file + ": cannot load a PEM certificate from it (" +
                       openssl_error() + ")");
+  require_private_file(-1, key_file, "--tls-key " + key_file);
   if (SSL_CTX_use_PrivateKey_file(raw, key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
     // A key that loads but belongs to another certificate is said as such.
     if (ERR_GET_REASON(ERR_peek_last_error()) != X509_R_KEY_VALUES_MISMATCH)
@@ -122,12 +135,14 @@ std::unique_ptr<TlsChannel> TlsChannel::connect(int fd, const TlsContext& ctx,
   const bool literal = ::inet_pton(AF_INET, host.c_str(), &any) == 1 ||
                        ::inet_pton(AF_INET6, host.c_str(), &any) == 1;
   X509_VERIFY_PARAM* param = SSL_get0_param(ssl);
-  if (literal) {
-    X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str());
-  } else {
-    SSL_set1_host(ssl, host.c_str());
-    SSL_set_tlsext_host_name(ssl, host.c_str());
-  }
+  // Unchecked, a failure here would leave no name to match: any
+  // certificate the CA signed would then do.
+  const bool named = literal ? X509_VERIFY_PARAM_set1_ip_asc(param, host.c_str()) == 1
+                             : SSL_set1_host(ssl, host.c_str()) == 1 &&
+                                   SSL_set_tlsext_host_name(ssl, host.c_str()) == 1;
+  if (!named)
+    throw usage_error("TLS: cannot check the server's certificate against the name '" + host +
+                      "' (" + openssl_error() + "); give the host as a DNS name or an address");
   for (;;) {
     const int r = SSL_connect(ssl);
     if (r == 1) return ch;
@@ -205,6 +220,7 @@ sys::IoStatus TlsChannel::read_exact(void* buf, size_t len, Clock::time_point de
       status = closed                     ? sys::IoStatus::kClosed
                : Clock::now() >= deadline ? sys::IoStatus::kTimeout
                                           : sys::IoStatus::kError;
+      if (status == sys::IoStatus::kError) failure_ = openssl_error();
       break;
     }
   }
@@ -215,6 +231,12 @@ sys::IoStatus TlsChannel::read_exact(void* buf, size_t len, Clock::time_point de
 bool TlsChannel::wait_readable(Clock::time_point deadline) {
   if (SSL_pending(ssl_) > 0) return true;
   return poll_until(fd_, POLLIN, deadline);
+}
+
+bool TlsChannel::failed_integrity() const {
+  // "decryption failed or bad record mac" here, "... alert bad record mac"
+  // from the peer that found it.
+  return failure_.find("bad record mac") != std::string::npos;
 }
 
 std::string TlsChannel::description() const {

@@ -54,6 +54,8 @@ class TlsChannel final : public Channel {
   bool wait_readable(Clock::time_point deadline) override;
   // "TLSv1.3 TLS_AES_256_GCM_SHA384", for logs.
   std::string description() const;
+  std::string failure() const override { return failure_; }
+  bool failed_integrity() const override;
 
  private:
   TlsChannel(int fd, SSL* ssl) : fd_(fd), ssl_(ssl) {}
@@ -65,6 +67,7 @@ class TlsChannel final : public Channel {
 
   int fd_;
   SSL* ssl_;
+  std::string failure_;  // OpenSSL's words for the last kError
 };
 
 }  // namespace flowperf::net

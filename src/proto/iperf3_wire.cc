@@ -12,6 +12,7 @@
 #include <random>
 #include <type_traits>
 
+#include "core/json_number.h"
 #include "proto/messages.h"
 
 namespace flowperf::proto::iperf3 {
@@ -103,7 +104,16 @@ ordered real(double v) {
 }
 
 json parse(std::string_view body, const char* what) {
-  json j = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  // Nesting is refused as it is met (core::kMaxJsonDepth): no DOM is built
+  // below the limit.
+  auto shallow = [what](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= core::kMaxJsonDepth)
+      throw ProtocolError(std::string("the ") + what + " are nested deeper than " +
+                          std::to_string(core::kMaxJsonDepth) + " levels");
+    return true;
+  };
+  json j = json::parse(body.begin(), body.end(), shallow, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object())
     throw ProtocolError(std::string("the ") + what + " are not a JSON object");
   return j;

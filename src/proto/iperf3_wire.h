@@ -20,6 +20,7 @@
 // structs and their encodings; the conversations are in session/.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -56,6 +57,14 @@ inline constexpr uint8_t kUdpLegacyReply[4] = {0xb1, 0x68, 0xde, 0x3a};  // 9876
 // The largest JSON message read from a peer (3.12 has no limit; results
 // grow with the stream count and a server's text output).
 inline constexpr uint32_t kMaxJson = 4u << 20;
+// The largest parameters a server reads (iperf3 3.18 and later refuse more
+// than 8 KiB too): they come before the token is checked.
+inline constexpr uint32_t kMaxParams = 8u << 10;
+// The largest results a server reads from a client: a few hundred bytes a
+// stream.
+inline uint32_t max_client_results(int streams) {
+  return 64u * 1024 + 1024u * static_cast<uint32_t>(std::clamp(streams, 0, 1 << 16));
+}
 // SERVER_ERROR codes whose meaning a client prints.
 inline constexpr int32_t kErrSetBuf = 141;         // "socket buffer size not set correctly"
 inline constexpr int32_t kErrSetMss = 123;         // "unable to set TCP/SCTP MSS"

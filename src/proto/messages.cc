@@ -1,5 +1,7 @@
 #include "proto/messages.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -249,6 +251,10 @@ Message decode(std::string_view body) {
   std::vector<results::FlowResult> flows;
   std::string key1, key2;  // the keys last seen at depths 1 and 2
   auto take_flows = [&](int depth, json::parse_event_t event, json& parsed) -> bool {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= core::kMaxJsonDepth)
+      throw ProtocolError(
+          fmt::format("control message nested deeper than {} levels", core::kMaxJsonDepth));
     if (event == json::parse_event_t::key) {
       if (depth == 1) key1 = parsed.get<std::string>();
       if (depth == 2) key2 = parsed.get<std::string>();

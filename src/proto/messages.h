@@ -33,7 +33,10 @@ namespace flowperf::proto {
 // 2: authentication (Hello's key name and nonce, Challenge, Auth, Welcome's
 // proof) and a range of versions in Hello. A server or client speaks every
 // version from the oldest to the newest; version 1 is 2 without authentication.
-inline constexpr uint32_t kProtocolVersion = 2;
+inline constexpr uint32_t kProtocolVersion = 3;
+// The first version whose authenticated connections seal every frame after
+// the handshake (proto/framing.h); a server with keys speaks no older.
+inline constexpr uint32_t kSealedProtocolVersion = 3;
 inline constexpr uint32_t kOldestProtocolVersion = 1;
 
 class ProtocolError : public std::runtime_error {

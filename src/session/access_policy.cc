@@ -2,6 +2,7 @@
 #include "session/access_policy.h"
 
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <netinet/in.h>
 
 #include <algorithm>
@@ -268,6 +269,42 @@ SourceTicket& SourceTicket::operator=(SourceTicket&& other) noexcept {
 
 void SourceTicket::reset() {
   if (limits_) std::exchange(limits_, nullptr)->release(peer_);
+}
+
+void AuthFailures::failed(const IpAddr& peer, Clock::time_point now) {
+  const auto key = SourceLimits::key_of(peer);
+  std::lock_guard lock(mu_);
+  auto& times = failures_[key];
+  std::erase_if(times, [&](Clock::time_point t) { return now - t >= kWindow; });
+  times.push_back(now);
+  if (times.size() > kMaxFailures) times.erase(times.begin());
+  // Full: one other source is forgotten (the first by address: finding the
+  // oldest would cost a pass over all of them for every failure).
+  if (failures_.size() > kMaxSources)
+    failures_.erase(failures_.begin()->first == key ? std::next(failures_.begin())
+                                                    : failures_.begin());
+}
+
+std::string AuthFailures::refusal(const IpAddr& peer, Clock::time_point now) {
+  const auto key = SourceLimits::key_of(peer);
+  std::lock_guard lock(mu_);
+  auto it = failures_.find(key);
+  if (it == failures_.end()) return "";
+  auto& times = it->second;
+  std::erase_if(times, [&](Clock::time_point t) { return now - t >= kWindow; });
+  if (times.empty()) {
+    failures_.erase(it);
+    return "";
+  }
+  if (times.size() < kMaxFailures) return "";
+  const auto wait = std::chrono::ceil<std::chrono::seconds>(times.front() + kWindow - now);
+  return fmt::format("{} failed to authenticate {} times in the last minute: refused for {} s more",
+                     peer.to_string(), times.size(), wait.count());
+}
+
+size_t AuthFailures::tracked_sources() const {
+  std::lock_guard lock(mu_);
+  return failures_.size();
 }
 
 }  // namespace flowperf::session

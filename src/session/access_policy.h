@@ -84,6 +84,9 @@ std::string refusal(const AccessLists& lists, const IpAddr& peer);
 class SourceLimits {
  public:
   using Clock = std::chrono::steady_clock;
+  using Key = std::array<uint8_t, 16>;
+  // What a source counts as: an IPv4 address, or an IPv6 address's /64.
+  static Key key_of(const IpAddr& peer);
 
   SourceLimits(uint32_t max_concurrent, uint32_t max_per_minute);
   SourceLimits(const SourceLimits&) = delete;
@@ -100,7 +103,6 @@ class SourceLimits {
   size_t tracked_sources() const;
 
  private:
-  using Key = std::array<uint8_t, 16>;
   struct Source {
     uint32_t running = 0;
     Clock::time_point last_start;
@@ -111,7 +113,6 @@ class SourceLimits {
     size_t head = 0;
   };
 
-  static Key key_of(const IpAddr& peer);
   void sweep(Clock::time_point now);
 
   const uint32_t max_concurrent_, max_per_minute_;
@@ -120,6 +121,28 @@ class SourceLimits {
   // and a lookup per test start costs nothing that matters.
   std::map<Key, Source> sources_;
   Clock::time_point next_sweep_{};
+};
+
+// Failed authentications per source (counted as SourceLimits counts them):
+// a source that failed kMaxFailures times within a minute is refused at the
+// door until the oldest of those is a minute old, whatever protocol it
+// tries. Guessing a key or a password then costs a minute per ten tries.
+// Bounded memory: at most kMaxSources sources are remembered (beyond that,
+// another is forgotten for each new one). Thread-safe.
+class AuthFailures {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr uint32_t kMaxFailures = 10;
+  static constexpr size_t kMaxSources = 1 << 16;
+
+  void failed(const IpAddr& peer, Clock::time_point now);
+  // Empty when peer may try now; else why not, for the log.
+  std::string refusal(const IpAddr& peer, Clock::time_point now);
+  size_t tracked_sources() const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<SourceLimits::Key, std::vector<Clock::time_point>> failures_;  // oldest first
 };
 
 // One taken test that is released when the ticket goes (move-only).

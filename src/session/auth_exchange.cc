@@ -28,11 +28,14 @@ ServerAuth::ServerAuth(const Keys& keys, uint32_t version, const proto::Hello& h
     : keys_(keys) {
   transcript_.version = version;
   if (keys_.empty()) return;
-  if (version < 2) {
+  if (version < proto::kSealedProtocolVersion) {
     early_ = Refusal{
         "auth",
-        "this server accepts only authenticated clients, and this client's "
-        "flowperf predates authentication — upgrade it and run it with --key FILE",
+        version < 2 ? "this server accepts only authenticated clients, and this client's "
+                      "flowperf predates authentication — upgrade it and run it with --key FILE"
+                    : "this server accepts only authenticated clients whose every control "
+                      "message is sealed (flowperf protocol 3), and this client's flowperf "
+                      "predates that — upgrade it",
         fmt::format("refused: authentication required, the client speaks protocol {}", version)};
     return;
   }
@@ -76,7 +79,8 @@ std::optional<Refusal> ServerAuth::check(const proto::Auth& a) {
         fmt::format("authentication failed for key '{}' ({})", transcript_.name,
                     it == keys_.end() ? "unknown name" : "wrong proof")};
   proof_hex_ = auth::to_hex(auth::server_proof(secret, transcript_));
-  token_ = auth::data_token(auth::session_key(secret, transcript_));
+  key_ = auth::session_key(secret, transcript_);
+  token_ = auth::data_token(key_);
   return std::nullopt;
 }
 
@@ -86,7 +90,7 @@ ClientAuth::ClientAuth(auth::Key key) : key_(std::move(key)) {
 }
 
 void ClientAuth::fill(proto::Hello* hello) const {
-  hello->min_version = 2;  // version 1 cannot authenticate
+  hello->min_version = proto::kSealedProtocolVersion;  // older ones do not seal frames
   hello->key_name = key_.name;
   hello->nonce = auth::to_hex(transcript_.client_nonce);
 }
@@ -95,6 +99,11 @@ proto::Auth ClientAuth::answer(const proto::Challenge& c, const std::string& whe
   auto nonce = auth::from_hex(c.nonce, auth::kNonceBytes);
   if (!nonce || c.version < 2 || c.version > kProtocolVersion)
     throw runtime_error("the server at " + where + " sent a malformed authentication challenge");
+  if (c.version < proto::kSealedProtocolVersion)
+    throw runtime_error(fmt::format(
+        "the server at {} speaks flowperf protocol {}, which does not seal the control messages "
+        "after authenticating: upgrade the server",
+        where, c.version));
   transcript_.version = c.version;
   transcript_.server_nonce = std::move(*nonce);
   return proto::Auth{auth::to_hex(auth::client_proof(key_.secret, transcript_))};
@@ -108,6 +117,14 @@ uint64_t ClientAuth::verify(const proto::Welcome& w, const std::string& where) c
                     "it is not the server that key is for; no test was run",
                     where, key_.name));
   return auth::data_token(auth::session_key(key_.secret, transcript_));
+}
+
+proto::FrameSeal ClientAuth::send_seal() const {
+  return proto::FrameSeal(auth::client_frame_key(auth::session_key(key_.secret, transcript_)));
+}
+
+proto::FrameSeal ClientAuth::receive_seal() const {
+  return proto::FrameSeal(auth::server_frame_key(auth::session_key(key_.secret, transcript_)));
 }
 
 }  // namespace flowperf::session

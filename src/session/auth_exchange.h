@@ -14,6 +14,7 @@
 
 #include "auth/handshake.h"
 #include "auth/keys.h"
+#include "proto/framing.h"
 #include "proto/messages.h"
 
 namespace flowperf::session {
@@ -42,6 +43,9 @@ class ServerAuth {
   std::optional<Refusal> check(const proto::Auth& auth);
   const std::string& server_proof_hex() const { return proof_hex_; }
   std::optional<uint64_t> data_token() const { return token_; }
+  // After a good check: the seals of this connection's later frames.
+  proto::FrameSeal send_seal() const { return proto::FrameSeal(auth::server_frame_key(key_)); }
+  proto::FrameSeal receive_seal() const { return proto::FrameSeal(auth::client_frame_key(key_)); }
   const std::string& name() const { return transcript_.name; }
 
  private:
@@ -50,6 +54,7 @@ class ServerAuth {
   std::optional<Refusal> early_;
   std::string proof_hex_;
   std::optional<uint64_t> token_;
+  auth::Bytes key_;  // the session key, after a good check
 };
 
 // The client's half, for a client with a key (--key).
@@ -64,6 +69,9 @@ class ClientAuth {
   // Checks the server's proof in its Welcome; the data connections' token.
   // Throws a runtime Error when the server did not prove it holds the key.
   uint64_t verify(const proto::Welcome& w, const std::string& where) const;
+  // After verify(): the seals of this connection's later frames.
+  proto::FrameSeal send_seal() const;
+  proto::FrameSeal receive_seal() const;
 
  private:
   auth::Key key_;

@@ -50,7 +50,8 @@ void refuse_netperf_endpoints(const spec::TestSpec& s, spec::End end) {
 }  // namespace
 
 ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& local,
-                                  unsigned threads, const net::Address* only_from) {
+                                  unsigned threads, const net::Address& client,
+                                  bool tcp_only_from_client) {
   ServerDataPlane p;
   refuse_netperf_endpoints(s, spec::End::kRemote);
   net::Address any = local;
@@ -62,7 +63,7 @@ ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& l
       net::Fd fd = make_socket(any, SOCK_DGRAM);
       net::apply_socket_options_or_throw(fd.get(), options, what);
       bind_or_throw(fd.get(), any);
-      if (only_from) net::accept_only_from(fd.get(), *only_from);
+      net::accept_only_from(fd.get(), client);
       p.udp_ports.push_back(net::local_address(fd.get()).port());
       if (i == 0) {
         p.sndbuf = net::get_sndbuf(fd.get());
@@ -83,7 +84,7 @@ ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& l
     // be set before listen().
     net::apply_socket_options_or_throw(fd.get(), options, what);
     bind_or_throw(fd.get(), addr);
-    if (only_from) net::accept_only_from(fd.get(), *only_from);  // their SYNs
+    if (tcp_only_from_client) net::accept_only_from(fd.get(), client);  // their SYNs
     if (::listen(fd.get(), 4096) < 0)
       throw runtime_error("cannot listen on a data socket: " + net::sys::errno_text(errno));
     if (i == 0) {
@@ -100,55 +101,75 @@ ServerDataPlane open_server_plane(const spec::TestSpec& s, const net::Address& l
   return p;
 }
 
-namespace {
-
-// Waits until the listener has a connection (true) or the deadline passes
-// (false). The control connection's close meanwhile ends the wait with an
-// Error: a client that gives up must not hold the session until the
-// deadline. Its messages are left alone (Start may overtake the last data
-// connection's handshake), so only the peer's FIN is watched (POLLRDHUP).
-bool wait_for_connection(int listener, int control, Clock::time_point deadline) {
-  for (;;) {
-    auto now = Clock::now();
-    if (now >= deadline) return false;
-    pollfd p[2] = {{listener, POLLIN, 0}, {control, POLLRDHUP, 0}};
-    const nfds_t n = control >= 0 ? 2 : 1;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now).count() + 1;
-    int r = ::poll(p, n, static_cast<int>(std::min<long long>(left, 1000)));
+std::vector<net::Fd> accept_streams(int listener, uint64_t cookie, uint32_t streams,
+                                    Clock::time_point deadline, int control) {
+  // Every connection is read side by side as its greeting arrives, so a
+  // stray one that says nothing (or dribbles) holds up nothing: it is
+  // dropped after its own few seconds, or when too many wait at once.
+  const size_t max_waiting = size_t{streams} + 64;
+  constexpr auto kGreetingWait = std::chrono::seconds(5);
+  struct Waiting {
+    net::Fd fd;
+    Clock::time_point by;
+    uint8_t greeting[kGreetingBytes] = {};
+    size_t have = 0;
+  };
+  std::vector<net::Fd> out(streams);
+  std::vector<Waiting> waiting;
+  uint32_t have = 0;
+  // Reads what has come of w's greeting; true when w is done with (taken
+  // as a stream, or dropped: closed, or not ours).
+  auto read_greeting = [&](Waiting& w) {
+    const ssize_t n =
+        ::recv(w.fd.get(), w.greeting + w.have, sizeof w.greeting - w.have, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) return false;
+    if (n <= 0) return true;  // closed, or reset
+    w.have += static_cast<size_t>(n);
+    if (w.have < sizeof w.greeting) return false;
+    uint64_t c;
+    uint32_t index;
+    std::memcpy(&c, w.greeting, 8);
+    std::memcpy(&index, w.greeting + 8, 4);
+    if (c == cookie && index < streams && !out[index]) {  // else not ours: dropped
+      out[index] = std::move(w.fd);
+      ++have;
+    }
+    return true;
+  };
+  while (have < streams) {
+    const auto now = Clock::now();
+    if (now >= deadline)
+      throw runtime_error("only " + std::to_string(have) + " of " + std::to_string(streams) +
+                          " data connections arrived in time");
+    std::erase_if(waiting, [&](const Waiting& w) { return w.by <= now; });
+    std::vector<pollfd> p = {{listener, POLLIN, 0}, {control, POLLRDHUP, 0}};
+    for (const auto& w : waiting) p.push_back({w.fd.get(), POLLIN, 0});
+    auto next = deadline;
+    for (const auto& w : waiting) next = std::min(next, w.by);
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(next - now).count() + 1;
+    // The control connection's close ends the wait: a client that gives up
+    // must not hold the session until the deadline. Its messages are left
+    // alone (Start may overtake the last data connection's handshake), so
+    // only the peer's FIN is watched (POLLRDHUP).
+    if (control < 0) p[1].fd = -1;
+    const int r = ::poll(p.data(), p.size(), static_cast<int>(std::min<long long>(left, 1000)));
     if (r < 0 && errno != EINTR)
       throw runtime_error("cannot wait for data connections: " + net::sys::errno_text(errno));
     if (r <= 0) continue;
-    if (p[0].revents != 0) return true;
-    if (n == 2 && (p[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0)
+    if ((p[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0)
       throw runtime_error("the client went away before opening its data connections");
-  }
-}
-
-}  // namespace
-
-std::vector<net::Fd> accept_streams(int listener, uint64_t cookie, uint32_t streams,
-                                    Clock::time_point deadline, int control) {
-  std::vector<net::Fd> out(streams);
-  uint32_t have = 0;
-  while (have < streams) {
-    if (!wait_for_connection(listener, control, deadline))
-      throw runtime_error("only " + std::to_string(have) + " of " + std::to_string(streams) +
-                          " data connections arrived in time");
-    net::Fd fd(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));
-    if (!fd) continue;
-    uint8_t greeting[kGreetingBytes];
-    // A short per-connection wait: a silent stray connection must not hold up the test.
-    auto conn_deadline = std::min(deadline, Clock::now() + std::chrono::seconds(5));
-    if (net::sys::read_exact(fd.get(), greeting, sizeof greeting, conn_deadline) !=
-        net::sys::IoStatus::kOk)
-      continue;
-    uint64_t c;
-    uint32_t index;
-    std::memcpy(&c, greeting, 8);
-    std::memcpy(&index, greeting + 8, 4);
-    if (c != cookie || index >= streams || out[index]) continue;  // not ours: drop it
-    out[index] = std::move(fd);
-    ++have;
+    for (size_t i = 2; i < p.size(); ++i)
+      if (p[i].revents != 0 && read_greeting(waiting[i - 2])) waiting[i - 2].by = now;
+    if (p[0].revents == 0) continue;
+    for (;;) {
+      net::Fd fd(::accept4(listener, nullptr, nullptr, SOCK_CLOEXEC));
+      if (!fd) break;
+      // Its greeting has most often come with it already.
+      Waiting w{std::move(fd), std::min(deadline, Clock::now() + kGreetingWait)};
+      if (read_greeting(w)) continue;
+      if (waiting.size() >= max_waiting) waiting.erase(waiting.begin());
+      waiting.push_back(std::move(w));
+    }
   }
   return out;
 }

@@ -27,11 +27,15 @@ struct ServerDataPlane {
 };
 
 // Opens the server's data sockets on local (the control connection's local
-// address). With only_from (an authenticated client's address), the kernel
-// drops packets from any other address before they reach them: UDP has no
-// greeting token, nor has a TCP_CRR connection. Throws a runtime Error.
+// address). Their UDP sockets take datagrams from `client` (the control
+// connection's peer) only, authenticated or not: the kernel drops any
+// other's before they are queued, so no answer of a UDP test can be aimed
+// at a third party (docs/security.md). With tcp_only_from_client (an
+// authenticated client: a TCP_CRR connection carries no token) the TCP
+// listeners take SYNs from that address only too. Throws a runtime Error.
 ServerDataPlane open_server_plane(const spec::TestSpec& spec, const net::Address& local,
-                                  unsigned threads, const net::Address* only_from = nullptr);
+                                  unsigned threads, const net::Address& client,
+                                  bool tcp_only_from_client);
 
 // Accepts one TCP data connection per stream and orders them by index.
 // Throws a runtime Error when they do not all arrive before the deadline, or

@@ -46,6 +46,7 @@ FlowperfControl::FlowperfControl(const ControlTarget& target, const ControlSecur
   if (!auth) {
     welcome_ = expect<proto::Welcome>(answer_s);
     welcomed_ = true;
+    max_frame_ = proto::kMaxFrame;
     return;
   }
   proto::Message m = receive(answer_s);
@@ -61,10 +62,13 @@ FlowperfControl::FlowperfControl(const ControlTarget& target, const ControlSecur
   send(auth->answer(*challenge, where_));
   welcome_ = expect<proto::Welcome>(answer_s);
   data_token_ = auth->verify(welcome_, where_);
+  max_frame_ = proto::kMaxFrame;  // the server has proven it holds the key
+  send_seal_.emplace(auth->send_seal());
+  receive_seal_.emplace(auth->receive_seal());
 }
 
 void FlowperfControl::send(const proto::Message& m) {
-  if (!proto::send_message(*ch_, m, after(send_timeout_s_)))
+  if (!proto::send_message(*ch_, m, after(send_timeout_s_), send_seal_ ? &*send_seal_ : nullptr))
     throw runtime_error("the server at " + where_ + " went away (cannot send " +
                         proto::message_name(m) + ")");
 }
@@ -74,7 +78,11 @@ proto::Message FlowperfControl::receive(double timeout_s) {
   proto::ReadStatus st;
   errno = 0;  // a clean close leaves it alone; a reset sets ECONNRESET
   try {
-    st = proto::read_message(*ch_, &m, after(timeout_s));
+    st = proto::read_message(*ch_, &m, after(timeout_s), max_frame_,
+                             receive_seal_ ? &*receive_seal_ : nullptr);
+  } catch (const proto::FrameCheckError& e) {
+    throw runtime_error("authentication failed mid-test: the server at " + where_ + ": " +
+                        e.what());
   } catch (const proto::ProtocolError& e) {
     throw runtime_error("the server at " + where_ + " sent a malformed control message (" +
                         e.what() + ") — is it a flowperf server of the same version?");

@@ -69,6 +69,11 @@ class FlowperfControl {
   double send_timeout_s_;
   proto::Welcome welcome_;
   bool welcomed_ = false;  // a flowperf server answered: no need to ask if it is one
+  // Until the handshake is done (and, with a key, the server has proven
+  // it holds it), only the handshake's small frames are read.
+  uint32_t max_frame_ = proto::kMaxHandshakeFrame;
+  // With a key, after the welcome: each direction's seal.
+  std::optional<proto::FrameSeal> send_seal_, receive_seal_;
   std::optional<uint64_t> data_token_;
 };
 

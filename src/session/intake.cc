@@ -50,12 +50,17 @@ Intake::Intake(std::vector<int> listeners, int wake, uint32_t max_pending, doubl
 }
 
 std::vector<Intake::Arrival> Intake::wait(std::chrono::milliseconds timeout) {
-  if (!pending_.empty()) {
-    // The oldest is due first (one timeout for all, taken in accept order).
-    const auto due =
-        std::chrono::ceil<std::chrono::milliseconds>(pending_.begin()->second.by - Clock::now());
-    timeout = std::clamp(due, std::chrono::milliseconds(0), timeout);
+  if (paused_until_ && *paused_until_ <= Clock::now()) {
+    paused_until_.reset();
+    arm_listeners(true);
   }
+  auto until = [&](Clock::time_point t) {
+    const auto due = std::chrono::ceil<std::chrono::milliseconds>(t - Clock::now());
+    timeout = std::clamp(due, std::chrono::milliseconds(0), timeout);
+  };
+  // The oldest is due first (one timeout for all, taken in accept order).
+  if (!pending_.empty()) until(pending_.begin()->second.by);
+  if (paused_until_) until(*paused_until_);
   epoll_event ev[64];
   const int n = ::epoll_wait(epoll_.get(), ev, 64, static_cast<int>(timeout.count()));
   std::vector<Arrival> out;
@@ -79,7 +84,19 @@ void Intake::accept_all(int listener, Clock::time_point now) {
     sockaddr_storage peer{};
     socklen_t len = sizeof peer;
     net::Fd fd(::accept4(listener, reinterpret_cast<sockaddr*>(&peer), &len, SOCK_CLOEXEC));
-    if (!fd) return;  // none left (EAGAIN), a client that gave up, or out of descriptors for now
+    if (!fd) {
+      // None left (EAGAIN), or a client that gave up: the listener says
+      // when there is more. Out of descriptors or memory: it would say so
+      // at once, again and again, so it is left alone for a while.
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        if (!paused_until_) {
+          ++counts_.paused;
+          arm_listeners(false);
+        }
+        paused_until_ = now + kAcceptPause;
+      }
+      return;
+    }
     const uint64_t number = ++accepted_;
     ++counts_.accepted;
     // Edge-triggered: each arrival of bytes (or the hang-up) is told once,
@@ -88,6 +105,15 @@ void Intake::accept_all(int listener, Clock::time_point now) {
     pending_.emplace(number, Pending{std::move(fd), now + first_bytes_, 0,
                                      ip_from_sockaddr(reinterpret_cast<sockaddr*>(&peer))});
     while (pending_.size() > max_pending_) drop(pending_.begin(), Drop::kEvicted);
+  }
+}
+
+void Intake::arm_listeners(bool on) {
+  for (size_t i = 0; i < listeners_.size(); ++i) {
+    epoll_event ev{};
+    ev.events = on ? uint32_t{EPOLLIN} : 0u;
+    ev.data.u64 = kListenerTag + i;
+    ::epoll_ctl(epoll_.get(), EPOLL_CTL_MOD, listeners_[i], &ev);
   }
 }
 

@@ -10,6 +10,12 @@
 //                                               ├─ silent past its deadline ─► closed
 //                                               ├─ closed, or said all it will ─► closed
 //                                               └─ oldest of too many ─► closed
+//
+// Out of descriptors (accept fails with EMFILE, ENFILE, ENOBUFS or ENOMEM),
+// the listeners are taken out of the epoll set for kAcceptPause and tried
+// again then: a level-triggered listener with a connection it cannot take
+// would wake the loop at once, forever (a spinning core). The waiting
+// connections stay in the kernel's backlog meanwhile.
 #pragma once
 
 #include <chrono>
@@ -40,7 +46,9 @@ class Intake {
   };
   struct Counts {
     uint64_t accepted = 0, claimed = 0, timed_out = 0, evicted = 0, hung_up = 0;
+    uint64_t paused = 0;  // times accepting stopped for want of descriptors
   };
+  static constexpr std::chrono::milliseconds kAcceptPause{100};
 
   // Why a pending connection is closed.
   enum class Drop { kTimedOut, kHungUp, kEvicted };
@@ -61,6 +69,8 @@ class Intake {
   std::vector<Arrival> wait(std::chrono::milliseconds timeout);
 
   size_t pending() const { return pending_.size(); }
+  // Whether accepting is paused now (out of descriptors).
+  bool paused() const { return paused_until_.has_value(); }
   const Counts& counts() const { return counts_; }
 
  private:
@@ -71,6 +81,8 @@ class Intake {
     std::optional<IpAddr> peer;
   };
   void accept_all(int listener, Clock::time_point now);
+  // Stops or resumes watching the listeners.
+  void arm_listeners(bool on);
   // Looks at one pending connection's bytes; moves it to `out` once claimed.
   void look(uint64_t number, uint32_t events, std::vector<Arrival>& out);
   void expire(Clock::time_point now);
@@ -87,6 +99,7 @@ class Intake {
   uint64_t accepted_ = 0;
   Counts counts_;
   Farewell farewell_;
+  std::optional<Clock::time_point> paused_until_;
 };
 
 }  // namespace flowperf::session

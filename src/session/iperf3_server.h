@@ -9,6 +9,7 @@
 // iperf3's behaviour).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -23,19 +24,25 @@
 #include "auth/iperf3_rsa.h"
 #include "auth/iperf3_users.h"
 #include "net/fd.h"
+#include "session/access_policy.h"
 
 namespace flowperf::session {
 
 struct SessionContext;
 
 // iperf3's RSA authentication (iperf3 -s --rsa-private-key-path KEY
-// --authorized-users-path FILE [--time-skew-threshold N]): every iperf3 test
-// must carry a token from a user in the file, or it is refused as 3.12
-// refuses it (SERVER_ERROR 142, no errno, then the connection closes).
+// --authorized-users-path FILE [--time-skew-threshold N]
+// [--use-pkcs1-padding]): every iperf3 test must carry a token from a user
+// in the file, or it is refused as iperf3 refuses it (SERVER_ERROR 142, no
+// errno, then the connection closes).
 struct Iperf3Auth {
   std::shared_ptr<const auth::RsaKey> private_key;
-  std::string users_path;  // read again for each test, as 3.12 does
+  std::string users_path;  // read again for each test, as iperf3 does
   int skew_threshold_s = auth::kIperf3DefaultSkewSeconds;
+  // OAEP as iperf3 3.17 and later; PKCS#1 v1.5 for clients up to 3.16.
+  auth::RsaPadding padding = auth::RsaPadding::kOaep;
+  // The tokens taken, shared by every session of the server.
+  std::shared_ptr<auth::Iperf3ReplayCache> replay = std::make_shared<auth::Iperf3ReplayCache>();
 };
 
 // How a test ended, for the server's front end: iperf3 -s prints its banner
@@ -64,15 +71,20 @@ class Iperf3Desk {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // A test now expects data connections that begin with `cookie`.
-  void open(const std::string& cookie);
+  // A test now expects data connections that begin with `cookie`, from
+  // its control connection's address `peer`. False when another test holds
+  // that cookie already (a second control connection with it is refused).
+  bool open(const std::string& cookie, std::optional<IpAddr> peer);
   // The test is over: later connections with its cookie are refused.
   void close(const std::string& cookie);
   // A connection (already past its cookie) whose cookie is a test's:
   // returns true when the desk took it (a test waits for it, or the test
-  // no longer takes streams, and it was refused as iperf3 refuses them).
-  // `number`: the order the server accepted it in.
-  bool offer(const std::string& cookie, net::Fd fd, uint64_t number);
+  // no longer takes streams, or it comes from another address than the
+  // test's control connection: then it was refused as iperf3 refuses a
+  // stray stream). `number`: the order the server accepted it in.
+  bool offer(const std::string& cookie, net::Fd fd, uint64_t number, std::optional<IpAddr> from);
+  // Connections refused for coming from another address than their test's.
+  uint64_t strangers() const { return strangers_.load(); }
   // Waits for n data connections; they come back in the order the server
   // accepted them. Fewer when the deadline passes or `control` has
   // something to say (the client gave up).
@@ -84,9 +96,11 @@ class Iperf3Desk {
 
  private:
   struct Waiting {
+    std::optional<IpAddr> peer;
     bool taking = true;
     std::vector<std::pair<uint64_t, net::Fd>> arrived;
   };
+  std::atomic<uint64_t> strangers_{0};
   std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::string, Waiting> tests_;

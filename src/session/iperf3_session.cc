@@ -39,9 +39,9 @@ namespace flowperf::session {
 
 // ---- the desk ----
 
-void Iperf3Desk::open(const std::string& cookie) {
+bool Iperf3Desk::open(const std::string& cookie, std::optional<IpAddr> peer) {
   std::lock_guard<std::mutex> lock(mu_);
-  tests_[cookie] = Waiting{};
+  return tests_.emplace(cookie, Waiting{peer}).second;
 }
 
 void Iperf3Desk::close(const std::string& cookie) {
@@ -49,13 +49,19 @@ void Iperf3Desk::close(const std::string& cookie) {
   tests_.erase(cookie);
 }
 
-bool Iperf3Desk::offer(const std::string& cookie, net::Fd fd, uint64_t number) {
+bool Iperf3Desk::offer(const std::string& cookie, net::Fd fd, uint64_t number,
+                       std::optional<IpAddr> from) {
   std::unique_lock<std::mutex> lock(mu_);
   auto it = tests_.find(cookie);
   if (it == tests_.end()) return false;
-  if (!it->second.taking) {
+  // Only its own client's: a cookie seen on the wire does not let another
+  // host attach a stream to the test (and receive a reverse test's data).
+  const bool stranger = !from || from != it->second.peer;
+  if (stranger) ++strangers_;
+  if (!it->second.taking || stranger) {
     lock.unlock();
-    // Too late for this test: refused as iperf3 refuses a stray stream.
+    // Too late for this test, or not its client's: refused as iperf3
+    // refuses a stray stream.
     const int8_t denied = proto::iperf3::kAccessDenied;
     [[maybe_unused]] auto r = ::send(fd.get(), &denied, 1, MSG_NOSIGNAL);
     return true;
@@ -93,6 +99,13 @@ namespace {
 using namespace iperf3;
 using namespace std::chrono_literals;
 
+std::string stranger_address(const sockaddr_storage& from, socklen_t len) {
+  net::Address a;
+  a.storage = from;
+  a.len = len;
+  return a.to_string();
+}
+
 std::string plain_host(const net::Address& a) {
   std::string h = a.host();
   if (h.rfind("::ffff:", 0) == 0 && h.find('.') != std::string::npos) h = h.substr(7);
@@ -128,7 +141,7 @@ class Iperf3Session {
     } catch (const std::exception& e) {
       warn(std::string("error - ") + e.what());
     }
-    desk_.close(cookie_);
+    if (opened_) desk_.close(cookie_);
     if (!out_.on_test_end) return;
     if (unauthorized_)
       out_.on_test_end(Iperf3TestEnd::kUnauthorized);
@@ -154,7 +167,8 @@ class Iperf3Session {
     send_state(c_, ip::kParamExchange);
     ip::Params params;
     try {
-      params = ip::decode_params(read_json(c_, core::after(cfg_.control_timeout_s)));
+      params =
+          ip::decode_params(read_json(c_, core::after(cfg_.control_timeout_s), ip::kMaxParams));
     } catch (const std::exception& e) {
       warn(std::string("error - unable to receive parameters from client: ") + e.what());
       return false;
@@ -165,12 +179,24 @@ class Iperf3Session {
       warn("error - " + why);
       return false;
     }
+    if (const std::string why = ServerPolicy(cfg_).take_memory(slot_, ctx_.memory, ask_of(params));
+        !why.empty()) {
+      send_error(ip::kErrCreateStream, ENOMEM);
+      warn("error - " + why);
+      return false;
+    }
     started_ = true;
     plan_ = make_plan(params, /*client=*/false);
     start_info();
 
-    // The data connections.
-    desk_.open(cookie_);
+    // The data connections. A cookie is one test's: a second control
+    // connection that gives a running test's cookie is turned away.
+    if (!desk_.open(cookie_, ctx_.peer)) {
+      send_state(c_, ip::kAccessDenied);
+      warn("error - another test holds this cookie; refused");
+      return false;
+    }
+    opened_ = true;
     std::vector<net::Fd> sockets;
     if (params.udp) {
       std::lock_guard<std::mutex> turn(desk_.udp_turn());
@@ -287,8 +313,8 @@ class Iperf3Session {
     }
 
     send_state(c_, ip::kExchangeResults);
-    const ip::Results theirs =
-        ip::decode_results(read_json(c_, core::after(cfg_.control_timeout_s)));
+    const ip::Results theirs = ip::decode_results(read_json(
+        c_, core::after(cfg_.control_timeout_s), ip::max_client_results(plan_.params.parallel)));
     report_.end = report_end(plan_, measured, mine, theirs, fds_, true);
     ip::Results ours = results_message(plan_, measured, mine, &theirs);
     const std::string summary = report::iperf3::text_summary(report_, {out_.format});
@@ -327,6 +353,10 @@ class Iperf3Session {
       return fmt::format("block length {}", p.len);
     if (p.server_affinity && !spec::cpu_usable(*p.server_affinity))
       return fmt::format("CPU {} is not one this server may run on", *p.server_affinity);
+    return ServerPolicy(cfg_).refuse(ask_of(p));
+  }
+
+  static TestAsk ask_of(const ip::Params& p) {
     TestAsk ask;
     ask.duration_option = "-t";
     ask.duration_s = static_cast<double>(p.time) + p.omit;
@@ -334,7 +364,12 @@ class Iperf3Session {
     ask.udp_stream = p.udp;
     // iperf3's -b is per stream.
     ask.rate_bps = times(p.bandwidth, static_cast<uint64_t>(p.parallel));
-    return ServerPolicy(cfg_).refuse(ask);
+    // A stream's block (-l) and, with -w, both its socket buffers; --bidir
+    // has two streams for each -P.
+    ask.buffer_options = "-l or -w";
+    ask.largest_buffer = std::max<uint64_t>(p.len, p.window);
+    ask.stream_buffers = (uint64_t{p.len} + 2ull * p.window) * (p.bidirectional ? 2 : 1);
+    return ask;
   }
 
   // iperf3's authentication, checked as soon as the parameters are in (as
@@ -349,17 +384,24 @@ class Iperf3Session {
     std::string why;
     try {
       const auto users = auth::load_iperf3_users(a.users_path, "users file");
-      const auth::Iperf3Decision d =
-          auth::authorize_iperf3(token, *a.private_key, users, a.skew_threshold_s, now);
+      const auth::Iperf3Decision d = auth::authorize_iperf3(
+          token, {a.private_key.get(), a.padding, a.skew_threshold_s, a.replay.get()}, users, now);
       if (d.verdict == auth::Iperf3Verdict::kAuthorized) {
         log(d.describe(now));
         return true;
       }
       why = d.describe(now);
+      if (d.verdict == auth::Iperf3Verdict::kBadToken)
+        why += a.padding == auth::RsaPadding::kOaep
+                   ? "; clients before iperf3 3.17 encrypt with PKCS#1 v1.5, which this server "
+                     "takes only when started with --use-pkcs1-padding"
+                   : "; this server was started with --use-pkcs1-padding, and clients of "
+                     "iperf3 3.17 and later encrypt with OAEP";
     } catch (const std::exception& e) {
       why = e.what();
     }
     unauthorized_ = true;
+    count_auth_failure(ctx_);
     send_state(c_, ip::kServerError);
     const auto code = ip::length_prefix(static_cast<uint32_t>(ip::kErrAuth));
     [[maybe_unused]] auto r = net::sys::write_all(c_, code.data(), code.size(), core::after(5));
@@ -427,6 +469,16 @@ class Iperf3Session {
       const ssize_t n = ::recvfrom(listening.get(), hello, sizeof hello, MSG_DONTWAIT,
                                    reinterpret_cast<sockaddr*>(&from), &len);
       if (n < 0) continue;
+      // Only from the control connection's address (its TCP handshake
+      // proved it): a hello from anywhere else would aim this test's
+      // datagrams (a reverse test's, at the client's rate) at a third party.
+      if (!ctx_.peer || ip_from_sockaddr(reinterpret_cast<sockaddr*>(&from)) != ctx_.peer) {
+        if (!stranger_said_)
+          log("a UDP stream hello from " + stranger_address(from, len) +
+              ", not the client's address: ignored");
+        stranger_said_ = true;
+        continue;
+      }
       if (::connect(listening.get(), reinterpret_cast<sockaddr*>(&from), len) != 0) break;
       net::Fd next = out.size() + 1 < plan_.streams ? bind_udp() : net::Fd();
       if (::send(listening.get(), ip::kUdpReply, sizeof ip::kUdpReply, 0) != 4) break;
@@ -490,7 +542,9 @@ class Iperf3Session {
   std::vector<int> fds_;
   std::string server_text_;
   bool started_ = false;
-  bool unauthorized_ = false;  // refused for its token
+  bool unauthorized_ = false;   // refused for its token
+  bool opened_ = false;         // its cookie is open at the desk
+  bool stranger_said_ = false;  // a UDP hello from another address was logged
   int one_ = 1;
 };
 
@@ -505,7 +559,7 @@ void serve_iperf3_connection(int control, const SessionContext& ctx) {
   // A data connection of a test that waits for it: the test takes it over
   // (the server closes its own descriptor of it when this returns).
   net::Fd dup(::fcntl(control, F_DUPFD_CLOEXEC, 0));
-  if (dup && ctx.iperf3->offer(cookie, std::move(dup), ctx.connection_number)) return;
+  if (dup && ctx.iperf3->offer(cookie, std::move(dup), ctx.connection_number, ctx.peer)) return;
   Iperf3Session(control, ctx, cookie).run();
 }
 

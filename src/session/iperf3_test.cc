@@ -1,5 +1,6 @@
 #include "session/iperf3_test.h"
 
+#include <fmt/format.h>
 #include <sys/socket.h>
 #include <sys/utsname.h>
 
@@ -58,15 +59,16 @@ void send_json(int fd, const std::string& body) {
     throw ControlLost("unable to write to the control socket");
 }
 
-std::string read_json(int fd, Clock::time_point deadline) {
+std::string read_json(int fd, Clock::time_point deadline, uint32_t max_len) {
   uint8_t len[4];
   auto st = net::sys::read_exact(fd, len, sizeof len, deadline);
   if (st == net::sys::IoStatus::kTimeout)
     throw runtime_error("no message on the control connection in time");
   if (st != net::sys::IoStatus::kOk) throw ControlLost("the control connection closed");
   const uint32_t n = ip::read_length(len);
-  if (n == 0 || n > ip::kMaxJson)
-    throw proto::ProtocolError("a JSON message of " + std::to_string(n) + " bytes");
+  if (n == 0 || n > max_len)
+    throw proto::ProtocolError(
+        fmt::format("a JSON message of {} bytes (at most {} taken here)", n, max_len));
   std::string body(n, '\0');
   st = net::sys::read_exact(fd, body.data(), n, deadline);
   if (st == net::sys::IoStatus::kTimeout)

@@ -35,7 +35,9 @@ void send_state(int fd, int8_t state);
 // The next state byte; throws ControlLost (closed) or Error (timeout).
 int8_t read_state(int fd, Clock::time_point deadline);
 void send_json(int fd, const std::string& body);
-std::string read_json(int fd, Clock::time_point deadline);
+// A length-prefixed JSON message of at most `max_len` bytes (a longer one
+// is refused from its length, unread).
+std::string read_json(int fd, Clock::time_point deadline, uint32_t max_len = ip::kMaxJson);
 
 // The test the parameters describe, as one end runs it.
 struct Plan {

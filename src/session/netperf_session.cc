@@ -43,6 +43,7 @@
 #include "engine/test_plan.h"
 #include "engine/worker.h"
 #include "net/socket.h"
+#include "net/source_filter.h"
 #include "net/sys.h"
 #include "net/tcp_info.h"
 #include "proto/netperf_wire.h"
@@ -216,6 +217,7 @@ class NetperfSession {
     if (np::decode_header(f).type == np::kPassphrase &&
         np::decode_passphrase(f) == cfg_.netperf_passphrase)
       return true;
+    count_auth_failure(ctx_);
     log("-", "refused: the first message was not the passphrase -Z asks for; connection closed");
     return false;
   }
@@ -378,6 +380,19 @@ class NetperfSession {
                                             tcp ? "TCP" : "UDP")};
     if (r.data_port > 65535) throw Refusal{EINVAL, fmt::format("data port {}", r.data_port)};
     p.bind = bind_address(r.ipfamily, r.netserver_ip, static_cast<uint16_t>(r.data_port));
+    // No reflection: a UDP test's datagrams come from the control
+    // connection's address only (the data socket's filter drops the
+    // others). A netperf that says it will send from elsewhere (test-specific
+    // -L) is told so at once rather than left to time out.
+    if (udp) {
+      const auto from = named_address(family_of(r.ipfamily), r.netperf_ip);
+      if (from && ip_from_sockaddr(from->sa()) != ctx_.peer)
+        throw Refusal{EADDRNOTAVAIL,
+                      fmt::format("UDP datagrams are taken only from the control connection's "
+                                  "address ({}), and this test would send them from {} "
+                                  "(test-specific -L): start the test from that address",
+                                  ctx_.peer ? ctx_.peer->to_string() : "?", from->host())};
+    }
     p.sndbuf = r.send_buf_size;
     p.rcvbuf = r.recv_buf_size;
     p.nodelay = r.flags & np::kFlagNoDelay;
@@ -520,24 +535,38 @@ class NetperfSession {
   // Where the data socket binds: the address netperf named, else the
   // control connection's own address when the family matches, else the
   // family's wildcard.
-  net::Address bind_address(uint32_t nf, const std::array<uint32_t, 4>& named, uint16_t port) {
-    int family = nf == np::kNfInet ? AF_INET : nf == np::kNfInet6 ? AF_INET6 : 0;
+  // The request's family as a socket family (the control connection's when
+  // it names none).
+  int family_of(uint32_t nf) const {
+    const int family = nf == np::kNfInet ? AF_INET : nf == np::kNfInet6 ? AF_INET6 : 0;
     if (nf != np::kNfUnspec && family == 0)
       throw Refusal{EAFNOSUPPORT, fmt::format("address family {} is not served", nf)};
-    if (family == 0) family = local_.family();
+    return family == 0 ? local_.family() : family;
+  }
+
+  // An address the request names (all zero words: none).
+  static std::optional<net::Address> named_address(int family,
+                                                   const std::array<uint32_t, 4>& named) {
+    if (!(named[0] || named[1] || named[2] || named[3])) return std::nullopt;
     net::Address a;
-    const bool any_named = named[0] || named[1] || named[2] || named[3];
-    if (any_named) {
-      uint8_t bytes[16] = {};
-      np::words_to_ip(family == AF_INET ? np::kNfInet : np::kNfInet6, named, bytes);
-      a.storage.ss_family = static_cast<sa_family_t>(family);
-      if (family == AF_INET) {
-        std::memcpy(&reinterpret_cast<sockaddr_in*>(&a.storage)->sin_addr, bytes, 4);
-        a.len = sizeof(sockaddr_in);
-      } else {
-        std::memcpy(&reinterpret_cast<sockaddr_in6*>(&a.storage)->sin6_addr, bytes, 16);
-        a.len = sizeof(sockaddr_in6);
-      }
+    uint8_t bytes[16] = {};
+    np::words_to_ip(family == AF_INET ? np::kNfInet : np::kNfInet6, named, bytes);
+    a.storage.ss_family = static_cast<sa_family_t>(family);
+    if (family == AF_INET) {
+      std::memcpy(&reinterpret_cast<sockaddr_in*>(&a.storage)->sin_addr, bytes, 4);
+      a.len = sizeof(sockaddr_in);
+    } else {
+      std::memcpy(&reinterpret_cast<sockaddr_in6*>(&a.storage)->sin6_addr, bytes, 16);
+      a.len = sizeof(sockaddr_in6);
+    }
+    return a;
+  }
+
+  net::Address bind_address(uint32_t nf, const std::array<uint32_t, 4>& named, uint16_t port) {
+    const int family = family_of(nf);
+    net::Address a;
+    if (auto n = named_address(family, named)) {
+      a = *n;
     } else if (family == local_.family()) {
       a = local_;
     } else {
@@ -567,6 +596,15 @@ class NetperfSession {
     ask.duration_s = p.test_length > 0 ? p.test_length : 0;
     ask.udp_stream = is_udp(p.kind) && spec::info(p.kind).workload == spec::Workload::kStream &&
                      spec::info(p.kind).client_sends;
+    // The server's messages (test-specific -m, -M, -r) and socket buffers
+    // (-s, -S); a size left to the server is its socket buffer's.
+    ask.buffer_options = "-m, -M, -r, -s or -S";
+    auto size = [](int32_t v) { return v > 0 ? static_cast<uint64_t>(v) : 0; };
+    const uint64_t sndbuf = size(p.sndbuf), rcvbuf = size(p.rcvbuf);
+    ask.largest_buffer = std::max({size(p.send_size), size(p.recv_size), size(p.request_size),
+                                   size(p.response_size), sndbuf, rcvbuf});
+    ask.stream_buffers = size(p.send_size) + size(p.recv_size) + size(p.request_size) +
+                         size(p.response_size) + 2 * (sndbuf + rcvbuf);
     if (std::string why = ServerPolicy(cfg_).refuse(ask); !why.empty()) throw Refusal{EINVAL, why};
     const bool rr = spec::info(p.kind).workload == spec::Workload::kRr;
     const int32_t max_size = static_cast<int32_t>(
@@ -581,6 +619,8 @@ class NetperfSession {
                     fmt::format("busy ({} tests running, limit {})", running, cfg_.max_tests)};
     if (std::string why = slot_.take_source(ctx_.sources, ctx_.peer); !why.empty())
       throw Refusal{EBUSY, why};
+    if (std::string why = ServerPolicy(cfg_).take_memory(slot_, ctx_.memory, ask); !why.empty())
+      throw Refusal{ENOMEM, why};
   }
 
   DataSocket open_data_socket(const Plan& p) {
@@ -606,6 +646,14 @@ class NetperfSession {
                                net::sys::errno_text(errno)};
     if (!udp && ::listen(fd, 5) < 0)
       throw Refusal{errno, "cannot listen on the data socket: " + net::sys::errno_text(errno)};
+    // No reflection: UDP from the control connection's address only.
+    if (udp) {
+      try {
+        net::accept_only_from(fd, net::peer_address(control_));
+      } catch (const std::exception& e) {
+        throw Refusal{EPERM, e.what()};
+      }
+    }
     d.port = net::local_address(fd).port();
     d.sndbuf = net::get_sndbuf(fd);
     d.rcvbuf = net::get_rcvbuf(fd);

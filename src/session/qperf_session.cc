@@ -25,6 +25,7 @@
 #include "core/deadline.h"
 #include "engine/test_plan.h"
 #include "net/socket.h"
+#include "net/source_filter.h"
 #include "net/sys.h"
 #include "proto/messages.h"
 #include "session/qperf_control.h"
@@ -81,12 +82,19 @@ class QperfSession {
     ask.duration_s = req.time;
     ask.udp_stream = index == qw::Index::kUdpBw;
     ask.rate_option = "";  // qperf cannot pace its udp_bw
+    // One stream: its message (-m) and, with -sb, both socket buffers.
+    ask.buffer_options = "-m or -sb";
+    ask.largest_buffer = std::max<uint64_t>(req.msg_size, req.sock_buf_size);
+    ask.stream_buffers = uint64_t{req.msg_size} + 2ull * req.sock_buf_size;
     if (std::string why = ServerPolicy(*ctx_.config).refuse(ask); !why.empty()) return refuse(why);
     uint32_t running = 0;
     if (!slot_.take(ctx_.config->max_tests, &running))
       return refuse(fmt::format("server busy ({} tests running, limit {}) - try again later",
                                 running, ctx_.config->max_tests));
     if (std::string why = slot_.take_source(ctx_.sources, ctx_.peer); !why.empty())
+      return refuse(why);
+    if (std::string why = ServerPolicy(*ctx_.config).take_memory(slot_, ctx_.memory, ask);
+        !why.empty())
       return refuse(why);
     if (req.msg_size == 0 ||
         req.msg_size > (is_udp(index) ? spec::kMaxUdpPayloadV6 : spec::kMaxMessage))
@@ -138,6 +146,15 @@ class QperfSession {
     }
     if (::bind(fd.get(), bind_at.sa(), bind_at.len) != 0) return net::Fd();
     if (!udp && ::listen(fd.get(), 1) != 0) return net::Fd();
+    // No reflection: UDP from the control connection's address only.
+    if (udp) {
+      try {
+        net::accept_only_from(fd.get(), net::peer_address(control_));
+      } catch (const std::exception& e) {
+        log(e.what());
+        return net::Fd();
+      }
+    }
     return fd;
   }
 

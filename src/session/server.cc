@@ -89,6 +89,7 @@ void Server::serve() {
   Intake intake(std::move(listening), wake_.get(), config_.max_pending, config_.control_timeout_s,
                 farewell);
   Intake::Counts shown;
+  std::chrono::steady_clock::time_point quiet_until{};
   while (!stopping_.load()) {
     auto arrivals = intake.wait(std::chrono::milliseconds(1000));
     reap(false);
@@ -101,14 +102,41 @@ void Server::serve() {
           fmt::format("closed {} idle control connections: more than {} were waiting "
                       "(--max-pending) for their first bytes",
                       c.evicted - shown.evicted, config_.max_pending));
+    // Said at most every 10 s: a server short of descriptors pauses again
+    // each time it tries (Intake::kAcceptPause).
+    if (c.paused != shown.paused && std::chrono::steady_clock::now() >= quiet_until) {
+      door_log(
+          "out of file descriptors (ulimit -n, or the system's): not accepting connections "
+          "for a moment at a time; those waiting stay queued");
+      quiet_until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    }
     shown = c;
   }
+}
+
+std::string unauthenticated_protocol(const ServerConfig& c, const ProtocolRow& row) {
+  const bool keys = !c.keys.empty(), rsa = c.iperf3.auth.has_value(),
+             passphrase = !c.netperf_passphrase.empty();
+  if (!keys && !rsa && !passphrase) return "";
+  const bool flowperf =
+      row.serve == serve_control_connection || row.serve == serve_tls_control_connection;
+  // flowperf's own clients are refused under -Z by their session, which
+  // can tell them why in their protocol.
+  if (flowperf && (keys || passphrase)) return "";
+  if (row.serve == serve_iperf3_connection && rsa) return "";
+  if (row.serve == serve_netperf_connection && passphrase) return "";
+  std::string asked;
+  for (auto [on, what] :
+       {std::pair{keys, "flowperf's keys (--keys)"}, std::pair{rsa, "iperf3's RSA tokens"},
+        std::pair{passphrase, "netperf's passphrase (-Z)"}})
+    if (on) asked += (asked.empty() ? "" : ", ") + std::string(what);
+  return fmt::format("this server requires authentication ({}), which {} clients cannot give here",
+                     asked, row.name);
 }
 
 void Server::admit(Intake::Arrival a) {
   const std::string who = a.peer ? a.peer->to_string() : "?";
   const bool flowperf = a.row->serve == serve_control_connection;
-  const bool flowperf_tls = a.row->serve == serve_tls_control_connection;
   // A flowperf client is told why in its protocol; the others are closed
   // (none of their protocols can carry a reason before the test).
   auto refuse = [&](const char* code, const std::string& why) {
@@ -119,13 +147,16 @@ void Server::admit(Intake::Arrival a) {
     if (std::string why = refusal(config_.access, *a.peer); !why.empty())
       return refuse("refused", why);
   }
-  // iperf3's clients authenticate in their own way when the server has
-  // iperf3's RSA authentication set up (ServerConfig::iperf3.auth).
-  const bool iperf3_auth = a.row->serve == serve_iperf3_connection && config_.iperf3.auth;
-  if (!config_.keys.empty() && !flowperf && !flowperf_tls && !iperf3_auth)
-    return refuse("refused",
-                  "this server requires authentication (--keys), which only flowperf's own "
-                  "clients can give");
+  // A source that keeps failing to authenticate waits (AuthFailures).
+  if (a.peer) {
+    if (std::string why = auth_failures_.refusal(*a.peer, std::chrono::steady_clock::now());
+        !why.empty())
+      return refuse("refused", why);
+  }
+  // Any authentication set up covers every protocol: a client of a
+  // protocol that cannot show what the server asks for is refused.
+  if (const std::string why = unauthenticated_protocol(config_, *a.row); !why.empty())
+    return refuse("refused", why);
   std::lock_guard<std::mutex> lock(mu_);
   // Threads are for tests and their short set-up: beyond this many, the
   // server is busy (a client that holds a set-up open costs a thread only
@@ -151,6 +182,8 @@ void Server::run_session(SessionSlot* slot, net::Fd control, const ProtocolRow* 
   ctx.first_message_by = first_message_by;
   ctx.sources = &sources_;
   ctx.peer = peer;
+  ctx.memory = &memory_;
+  ctx.auth_failures = &auth_failures_;
   serve_claimed(*row, control.get(), ctx);
   {
     // Closed under the lock so stop() never shuts down a reused number.

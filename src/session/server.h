@@ -26,6 +26,7 @@
 #include "session/access_policy.h"
 #include "session/intake.h"
 #include "session/iperf3_server.h"
+#include "session/test_slot.h"
 
 namespace flowperf::session {
 
@@ -53,6 +54,12 @@ struct ServerConfig {
   // is refused) and paces the server's own TCP data sockets.
   uint32_t max_streams = 0;
   uint64_t max_rate_bps = 0;
+  // Buffers: the largest a stream may ask of the server (a message, a
+  // socket buffer), and all running tests' together, counted before a test
+  // starts (session/server_policy.h). Sized for a small public server;
+  // 0: no limit.
+  uint64_t max_buffer_bytes = 16ull << 20;
+  uint64_t max_memory_bytes = 256ull << 20;
   std::FILE* log = stderr;         // one line per test; nullptr: quiet
   bool allow_remote_quit = false;  // qperf's `quit` may stop this server
   // netserver -Z: a netperf client's first message must be this passphrase,
@@ -127,11 +134,19 @@ class Server {
   std::atomic<uint64_t> served_{0};
   Iperf3Desk iperf3_desk_;
   SourceLimits sources_;
+  AuthFailures auth_failures_;
+  MemoryBudget memory_{config_.max_memory_bytes ? config_.max_memory_bytes : UINT64_MAX};
   std::chrono::steady_clock::time_point door_log_second_{};
   uint32_t door_log_lines_ = 0, door_log_dropped_ = 0;
   std::mutex mu_;
   std::list<SessionSlot> sessions_;
   std::thread background_;
 };
+
+// Why a client of `row`'s protocol is refused at the door of a server with
+// this configuration, or "": any authentication set up (flowperf's --keys,
+// iperf3's RSA tokens, netserver -Z) covers every protocol, so a protocol
+// that cannot show what the server asks for is refused.
+std::string unauthenticated_protocol(const ServerConfig& c, const ProtocolRow& row);
 
 }  // namespace flowperf::session

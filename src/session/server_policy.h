@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "net/socket.h"
+#include "session/test_slot.h"
 
 namespace flowperf::session {
 
@@ -36,7 +37,17 @@ struct TestAsk {
   uint64_t streams = 1;
   bool udp_stream = false;  // a UDP bulk test: its rate must be given and within the limit
   uint64_t rate_bps = 0;    // all streams together (saturated, see times()); 0: unpaced
+  // The buffers one stream asks of the server: the largest single one (a
+  // message or a socket buffer), named by the client's options, and all of
+  // them together (messages both ways, socket buffers).
+  std::string_view buffer_options = "-m, -M, -r or -S";
+  uint64_t largest_buffer = 0;
+  uint64_t stream_buffers = 0;
 };
+
+// What the server's own bookkeeping of a stream costs besides its buffers
+// (flow state, histograms, the worker's share), counted in the budget.
+inline constexpr uint64_t kStreamOverheadBytes = 16 * 1024;
 
 // a × b for numbers a client chose, saturating at UINT64_MAX instead of
 // wrapping: a huge rate times many streams must not come out small.
@@ -48,6 +59,12 @@ class ServerPolicy {
 
   // Empty when the test may run, else why not, in words for the client.
   std::string refuse(const TestAsk& ask) const;
+
+  // The bytes the test is counted for in the memory budget.
+  static uint64_t memory_of(const TestAsk& ask);
+  // Takes the test's share of the memory budget into `slot` (released
+  // with it): empty when it fits, else why not, in words for the client.
+  std::string take_memory(TestSlot& slot, MemoryBudget* budget, const TestAsk& ask) const;
 
   // The pacing (bytes/s) for each of `sockets` sockets the server sends
   // on: the --max-rate share; 0 when there is no limit.

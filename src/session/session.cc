@@ -36,9 +36,8 @@ using namespace std::chrono_literals;
 
 using core::after;
 
-// What this server's limits (ServerConfig) say about a test, in words for
-// the client; empty when it may run.
-std::string beyond_limits(const spec::TestSpec& s, const ServerConfig& c) {
+// A test as the server's policy sees it (session/server_policy.h).
+TestAsk ask_of(const spec::TestSpec& s) {
   const spec::TestInfo& info = spec::info(s.test);
   TestAsk ask;
   ask.duration_s = s.count == 0 ? s.duration_s : 0;
@@ -46,7 +45,27 @@ std::string beyond_limits(const spec::TestSpec& s, const ServerConfig& c) {
   ask.udp_stream =
       info.protocol == spec::Protocol::kUdp && info.workload == spec::Workload::kStream;
   ask.rate_bps = s.rate_bps;
-  return ServerPolicy(c).refuse(ask);
+  // The server's side of a stream: the messages it sends or receives (a
+  // bulk test: one way, a UDP stream's batch of datagrams at a time; a
+  // request/response test: both), and its socket buffers.
+  uint64_t message = 0, messages = 0;
+  if (info.workload == spec::Workload::kStream) {
+    const uint64_t batch = info.protocol == spec::Protocol::kUdp ? std::max(1u, s.batch) : 1;
+    message = info.client_sends ? s.effective_recv_size() : s.effective_send_size();
+    messages = batch * message;
+  } else {
+    message = std::max(s.request_size, s.response_size);
+    messages = uint64_t{s.request_size} + s.response_size;
+  }
+  ask.largest_buffer = std::max({message, uint64_t{s.remote_sndbuf}, uint64_t{s.remote_rcvbuf}});
+  ask.stream_buffers = messages + s.remote_sndbuf + s.remote_rcvbuf;
+  return ask;
+}
+
+// What this server's limits (ServerConfig) say about a test, in words for
+// the client; empty when it may run.
+std::string beyond_limits(const spec::TestSpec& s, const ServerConfig& c) {
+  return ServerPolicy(c).refuse(ask_of(s));
 }
 
 class Session {
@@ -60,6 +79,9 @@ class Session {
   void run() {
     try {
       exchange();
+    } catch (const proto::FrameCheckError& e) {
+      reply_error("auth", std::string("authentication failed mid-test: ") + e.what());
+      log(std::string("authentication failed mid-test: ") + e.what());
     } catch (const proto::ProtocolError& e) {
       reply_error("bad_message", e.what());
       log("bad control message: " + std::string(e.what()));
@@ -103,7 +125,10 @@ class Session {
       auto* answer = std::get_if<proto::Auth>(&m);
       if (!answer)
         throw proto::ProtocolError("expected auth, got " + std::string(proto::message_name(m)));
-      if (auto r = auth.check(*answer)) return refuse(*r);
+      if (auto r = auth.check(*answer)) {
+        count_auth_failure(ctx_);
+        return refuse(*r);
+      }
       key_name_ = auth.name();
     }
 
@@ -118,8 +143,14 @@ class Session {
     if (std::string why = slot_.take_source(ctx_.sources, ctx_.peer); !why.empty())
       return refuse(Refusal{"busy", why, "refused: " + why});
     const core::HostInfo host = core::local_host_info();
+    max_frame_ = proto::kMaxSetupFrame;
     send(proto::Welcome{version, std::string("flowperf ") + kVersion, host.hostname, host.os,
                         host.cpu_model, host.cores, host.cpu_mhz, auth.server_proof_hex()});
+    // Every later frame of an authenticated client is sealed, both ways.
+    if (auth.required()) {
+      send_seal_.emplace(auth.send_seal());
+      receive_seal_.emplace(auth.receive_seal());
+    }
 
     if (!receive(&m, after(cfg_.control_timeout_s))) return;
     if (std::holds_alternative<proto::Quit>(m)) {
@@ -147,6 +178,12 @@ class Session {
     }
     if (std::string why = beyond_limits(spec_, cfg_); !why.empty())
       return refuse(Refusal{"invalid_spec", why, "refused: " + why});
+    if (std::string why = ServerPolicy(cfg_).take_memory(slot_, ctx_.memory, ask_of(spec_));
+        !why.empty())
+      return refuse(Refusal{"busy", why, "refused: " + why});
+    // A stop lists each flow's count (~10 bytes a flow).
+    max_frame_ = static_cast<uint32_t>(
+        std::min<uint64_t>(proto::kMaxClientFrame, proto::kMaxSetupFrame + 32ull * spec_.streams));
     const unsigned threads = spec::default_threads(spec_);
     if (DescriptorBudget b = descriptor_budget(spec_, 1, threads); !b.fits()) {
       std::string why = descriptor_problem(spec_, b, 1, " on the server");
@@ -155,7 +192,7 @@ class Session {
       return;
     }
     ServerDataPlane plane =
-        open_server_plane(spec_, local_, threads, auth.data_token() ? &peer_ : nullptr);
+        open_server_plane(spec_, local_, threads, peer_, auth.data_token().has_value());
     // The data connections' first 8 bytes: sent here in the clear, or, for
     // an authenticated client, derived from the session key on both ends.
     std::random_device rd;
@@ -257,7 +294,8 @@ class Session {
   }
 
   bool receive(proto::Message* m, Clock::time_point deadline) {
-    auto st = proto::read_message(ch_, m, deadline, proto::kMaxClientFrame);
+    auto st = proto::read_message(ch_, m, deadline, max_frame_,
+                                  receive_seal_ ? &*receive_seal_ : nullptr);
     if (st == proto::ReadStatus::kTimeout) {
       reply_error("timeout", "no control message arrived in time");
       log("control connection timed out");
@@ -272,7 +310,8 @@ class Session {
   }
 
   void send(const proto::Message& m) {
-    if (!proto::send_message(ch_, m, after(cfg_.control_timeout_s)))
+    if (!proto::send_message(ch_, m, after(cfg_.control_timeout_s),
+                             send_seal_ ? &*send_seal_ : nullptr))
       throw runtime_error("cannot send to the client (it went away)");
   }
 
@@ -283,7 +322,8 @@ class Session {
   }
 
   void reply_error(const std::string& code, const std::string& message) {
-    proto::send_message(ch_, proto::ErrorMsg{code, message}, after(2));
+    proto::send_message(ch_, proto::ErrorMsg{code, message}, after(2),
+                        send_seal_ ? &*send_seal_ : nullptr);
   }
 
   void log(const std::string& what) {
@@ -307,6 +347,11 @@ class Session {
   spec::TestSpec spec_;
   bool have_spec_ = false;
   std::string key_name_;  // authenticated as
+  // The largest frame taken from the client now: it grows as the client
+  // gets further (proto/framing.h).
+  uint32_t max_frame_ = proto::kMaxHandshakeFrame;
+  // After an authenticated handshake: each direction's seal.
+  std::optional<proto::FrameSeal> send_seal_, receive_seal_;
 };
 
 }  // namespace

@@ -14,6 +14,8 @@
 
 namespace flowperf::session {
 
+class MemoryBudget;
+
 struct ServerConfig;
 class Iperf3Desk;
 
@@ -32,7 +34,18 @@ struct SessionContext {
   // _per_minute) and the client's address they count against.
   SourceLimits* sources = nullptr;
   std::optional<IpAddr> peer = {};
+  // The server's budget for all running tests' buffers.
+  MemoryBudget* memory = nullptr;
+  // Where a failed authentication is counted against the client's address.
+  AuthFailures* auth_failures = nullptr;
 };
+
+// Counts a failed authentication of this session's client (for
+// AuthFailures' door).
+inline void count_auth_failure(const SessionContext& ctx) {
+  if (ctx.auth_failures && ctx.peer)
+    ctx.auth_failures->failed(*ctx.peer, std::chrono::steady_clock::now());
+}
 
 // The deadline for a session's first message (see first_message_by).
 std::chrono::steady_clock::time_point first_message_deadline(const SessionContext& ctx);

@@ -15,6 +15,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/paths.h"
@@ -34,9 +35,12 @@ inline std::string binary(Side s) { return s == Side::kReal ? real_iperf3() : kI
 
 // A server of either kind, ready (its banner printed) when constructed.
 struct Iperf3Server {
-  Iperf3Server(Side side, std::vector<std::string> extra = {}) : port(free_port()) {
-    std::vector<std::string> argv = {binary(side), "-s", "-p", std::to_string(port),
-                                     "--forceflush"};
+  Iperf3Server(Side side, std::vector<std::string> extra = {})
+      : Iperf3Server(binary(side), std::move(extra)) {}
+  // Any iperf3 program (the real 3.21, say).
+  Iperf3Server(const std::string& program, std::vector<std::string> extra = {})
+      : port(free_port()) {
+    std::vector<std::string> argv = {program, "-s", "-p", std::to_string(port), "--forceflush"};
     argv.insert(argv.end(), extra.begin(), extra.end());
     proc = std::make_unique<Process>(argv);
     auto line = proc->read_line(10s);

@@ -213,5 +213,73 @@ TEST(ServerPolicyE2E, EveryPersonalitysClientWritesTheNativeJson) {
   EXPECT_NE(o.out.find("Throughput"), std::string::npos) << "the run's own output stands";
 }
 
+// The server's peak resident memory (VmHWM), in bytes; -1 when unknown.
+long peak_rss(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6)) * 1024;
+  return -1;
+}
+
+// The memory budget, with the default limits (--max-buffer 16M, --max-memory
+// 256M), through every front end's client: a buffer larger than a stream may
+// have and buffers larger than all tests may have together are refused,
+// each naming its limit, before the server allocates anything: its peak
+// resident memory stays far below what was asked (256 MiB twice took it
+// from 7 MB to 532 MB before).
+TEST(ServerPolicyE2E, MemoryBudgetRefusesBeforeAllocating) {
+  PolicyServer server({});
+  ASSERT_TRUE(server.ready);
+  const std::string p = std::to_string(server.port), ip = std::to_string(server.iperf3_port);
+  struct Case {
+    std::string who;
+    std::vector<std::string> argv;
+    std::string limit;  // the option the refusal names
+  };
+  const std::vector<Case> cases = {
+      {"flowperf, -m 256M -P 2",
+       {flowperf_bin(), "-H", "127.0.0.1", "-p", p, "-t", "TCP_MAERTS", "-m", "256M", "-P", "2",
+        "-l", "1"},
+       "--max-buffer"},
+      {"flowperf, -m 16M -P 100",
+       {flowperf_bin(), "-H", "127.0.0.1", "-p", p, "-t", "TCP_MAERTS", "-m", "16M", "-P", "100",
+        "-l", "1"},
+       "--max-memory"},
+      {"netperf, -S 256M",
+       {personality("netperf"), "-H", "127.0.0.1", "-p", p, "-t", "TCP_MAERTS", "-l", "1", "--",
+        "-S", "256M"},
+       "--max-buffer"},
+      {"iperf3, -w 64M",
+       {personality("iperf3"), "-c", "127.0.0.1", "-p", ip, "-t", "1", "-w", "64M"},
+       "--max-buffer"},
+      {"qperf, -m 256M",
+       {personality("qperf"), "127.0.0.1", "-lp", p, "-t", "1", "-m", "256M", "tcp_bw"},
+       "--max-buffer"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.who);
+    const Outcome o = Process(c.argv).wait(60s);
+    EXPECT_NE(o.exit_code, 0) << o.out << o.err;
+    EXPECT_TRUE(server.proc->wait_for_line(c.limit, 10s))
+        << "the server's log names no " << c.limit;
+  }
+  // flowperf's own client is told the server's words.
+  const Outcome told = Process(cases[0].argv).wait(60s);
+  EXPECT_NE(told.err.find("this server takes buffers of at most 16777216 bytes a stream "
+                          "(--max-buffer)"),
+            std::string::npos)
+      << told.err;
+  // Nothing of it was allocated (idle: ~7 MB; one 256 MiB buffer would
+  // be 256 MB).
+  const long peak = peak_rss(server.proc->pid());
+  ASSERT_GT(peak, 0);
+  EXPECT_LT(peak, 100L << 20) << "peak RSS " << peak;
+  // A test within the budget runs.
+  const Outcome ok = Process({flowperf_bin(), "-H", "127.0.0.1", "-p", p, "-t", "TCP_MAERTS", "-m",
+                              "1M", "-P", "2", "-l", "1"})
+                         .wait(60s);
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+}
+
 }  // namespace
 }  // namespace flowperf::testing

@@ -18,6 +18,8 @@ std::string real_netperf();
 std::string real_netserver();
 // Debian's iperf3 (3.12): $IPERF3_PEER, else /usr/bin/iperf3.
 std::string real_iperf3();
+// iperf3 3.21 from build-peers.sh: peer_dir()/iperf3-3.21.
+std::string real_iperf3_321();
 // Debian's qperf: $QPERF_PEER, else /usr/bin/qperf.
 std::string real_qperf();
 // Chromium, for rendering the HTML reports ("" when there is none).
@@ -50,5 +52,7 @@ inline constexpr const char* kSetup = "scripts/setup.sh installs it";
   } while (0)
 #define REQUIRE_IPERF3() \
   REQUIRE_TOOL(::flowperf::testing::real_iperf3(), "apt-get install iperf3, or set IPERF3_PEER")
+#define REQUIRE_IPERF3_321() \
+  REQUIRE_TOOL(::flowperf::testing::real_iperf3_321(), ::flowperf::testing::kBuildPeers)
 #define REQUIRE_QPERF() \
   REQUIRE_TOOL(::flowperf::testing::real_qperf(), "apt-get install qperf, or set QPERF_PEER")

@@ -548,5 +548,43 @@ TEST(SourceTicket, DefaultHoldsNothing) {
   t.reset();
 }
 
+// --- AuthFailures -------------------------------------------------------------
+
+TEST(AuthFailures, TenFailuresInAMinuteShutTheDoorUntilTheOldestIsAMinuteOld) {
+  AuthFailures f;
+  const IpAddr a = ip("192.0.2.7"), b = ip("192.0.2.8");
+  for (int i = 0; i < 9; ++i) f.failed(a, kT0 + std::chrono::seconds(i));
+  EXPECT_EQ(f.refusal(a, kT0 + 10s), "");
+  f.failed(a, kT0 + 10s);
+  EXPECT_EQ(f.refusal(a, kT0 + 11s),
+            "192.0.2.7 failed to authenticate 10 times in the last minute: refused for 49 s more");
+  EXPECT_EQ(f.refusal(b, kT0 + 11s), "") << "another address is not held to it";
+  // The first failure (at kT0) leaves the window at kT0 + 60 s: nine remain.
+  EXPECT_NE(f.refusal(a, kT0 + 59s), "");
+  EXPECT_EQ(f.refusal(a, kT0 + 60s), "");
+  // Past all of them, the source is forgotten.
+  EXPECT_EQ(f.refusal(a, kT0 + 200s), "");
+  EXPECT_EQ(f.tracked_sources(), 0u);
+}
+
+TEST(AuthFailures, AnIpv6SourceCountsByItsSlash64) {
+  AuthFailures f;
+  for (int i = 0; i < 10; ++i) f.failed(ip("2001:db8:1:2::" + std::to_string(i + 1)), kT0);
+  EXPECT_NE(f.refusal(ip("2001:db8:1:2::ffff"), kT0 + 1s), "");
+  EXPECT_EQ(f.refusal(ip("2001:db8:1:3::1"), kT0 + 1s), "");
+}
+
+TEST(AuthFailures, RemembersABoundedNumberOfSources) {
+  AuthFailures f;
+  for (uint32_t i = 0; i < AuthFailures::kMaxSources + 100; ++i) {
+    IpAddr a = ip("10.0.0.0");
+    a.bytes[13] = static_cast<uint8_t>(i >> 16);
+    a.bytes[14] = static_cast<uint8_t>(i >> 8);
+    a.bytes[15] = static_cast<uint8_t>(i);
+    f.failed(a, kT0 + std::chrono::milliseconds(i));
+  }
+  EXPECT_EQ(f.tracked_sources(), AuthFailures::kMaxSources);
+}
+
 }  // namespace
 }  // namespace flowperf::session

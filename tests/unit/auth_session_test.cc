@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -56,14 +57,23 @@ class AuthServerTest : public ::testing::Test {
     int err = 0;
     net::Fd fd = net::connect_tcp(a, Clock::now() + 2s, &err);
     EXPECT_TRUE(fd.valid()) << err;
+    seals_.erase(fd.get());  // a number a closed connection had
     return fd;
   }
-  static void send(int fd, const proto::Message& m) {
-    ASSERT_TRUE(proto::send_message(fd, m, Clock::now() + 2s));
+  // Messages on a connection, sealed once authenticate() has run on it.
+  void send(int fd, const proto::Message& m) {
+    net::PlainChannel ch(fd);
+    auto it = seals_.find(fd);
+    ASSERT_TRUE(proto::send_message(ch, m, Clock::now() + 2s,
+                                    it == seals_.end() ? nullptr : &it->second.first));
   }
-  static proto::Message read(int fd) {
+  proto::Message read(int fd) {
+    net::PlainChannel ch(fd);
+    auto it = seals_.find(fd);
     proto::Message m;
-    EXPECT_EQ(proto::read_message(fd, &m, Clock::now() + 5s), proto::ReadStatus::kOk);
+    EXPECT_EQ(proto::read_message(ch, &m, Clock::now() + 5s, proto::kMaxFrame,
+                                  it == seals_.end() ? nullptr : &it->second.second),
+              proto::ReadStatus::kOk);
     return m;
   }
   static bool closed_by_peer(int fd) {
@@ -72,7 +82,7 @@ class AuthServerTest : public ::testing::Test {
     return ::recv(fd, &c, 1, 0) <= 0;
   }
   // The error a refused exchange ends with, then the close.
-  static proto::ErrorMsg refusal(int fd) {
+  proto::ErrorMsg refusal(int fd) {
     proto::Message m = read(fd);
     auto* e = std::get_if<proto::ErrorMsg>(&m);
     EXPECT_NE(e, nullptr) << proto::message_name(m);
@@ -113,7 +123,9 @@ class AuthServerTest : public ::testing::Test {
     auto m = read(fd);
     EXPECT_TRUE(std::holds_alternative<proto::Welcome>(m)) << proto::message_name(m);
     if (!std::holds_alternative<proto::Welcome>(m)) return 0;
-    return client.verify(std::get<proto::Welcome>(m), "here");
+    const uint64_t token = client.verify(std::get<proto::Welcome>(m), "here");
+    seals_.insert_or_assign(fd, std::pair{client.send_seal(), client.receive_seal()});
+    return token;
   }
   // A UDP_RR test set up and started on a new control connection (with
   // Alice's key when the server holds keys); its server's UDP port.
@@ -158,6 +170,7 @@ class AuthServerTest : public ::testing::Test {
     EXPECT_GT(r.local_side.total().transactions, 0u);
   }
 
+  std::map<int, std::pair<proto::FrameSeal, proto::FrameSeal>> seals_;  // fd: send, receive
   testing::LogFile log_;  // before server_: it outlives the server that writes to it
   std::unique_ptr<Server> server_;
 };
@@ -333,7 +346,7 @@ TEST_F(AuthServerTest, ClientRefusesAServerThatCannotProveTheKey) {
   ClientAuth client(kAlice);
   proto::Hello h;
   client.fill(&h);
-  client.answer(proto::Challenge{2, auth::to_hex(auth::random_nonce())}, "x");
+  client.answer(proto::Challenge{proto::kProtocolVersion, auth::to_hex(auth::random_nonce())}, "x");
   proto::Welcome w;
   w.proof = auth::to_hex(auth::random_nonce());
   try {
@@ -345,6 +358,18 @@ TEST_F(AuthServerTest, ClientRefusesAServerThatCannotProveTheKey) {
   }
   w.proof.clear();
   EXPECT_THROW(client.verify(w, "x"), Error);
+  // A server of protocol 2 would not seal its frames: the client stops at
+  // its challenge.
+  ClientAuth again(kAlice);
+  again.fill(&h);
+  try {
+    again.answer(proto::Challenge{2, auth::to_hex(auth::random_nonce())}, "x");
+    ADD_FAILURE() << "a protocol-2 challenge was answered";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("speaks flowperf protocol 2, which does not seal"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(AuthServerTest, DataConnectionsNeedTheDerivedToken) {
@@ -381,7 +406,8 @@ TEST_F(AuthServerTest, DataConnectionsNeedTheDerivedToken) {
 
 // UDP carries no token: an authenticated test's UDP socket takes datagrams
 // from the client's address only (127.0.0.3 is another address on this
-// host). The server without keys answers both: the difference is the filter.
+// host). So does an anonymous test's (NoKeysServerTest below): no answer of
+// a UDP test goes to an address that did not open its control connection.
 TEST_F(AuthServerTest, UdpDatagramsFromAnotherAddressAreDropped) {
   net::Fd fd = connect();
   const uint16_t port = start_udp_rr(fd.get(), true);
@@ -404,7 +430,18 @@ TEST_F(AuthServerTest, VersionsAreNegotiated) {
     send(fd.get(), proto::Hello{9, "flowperf 9", 5});
     proto::ErrorMsg e = refusal(fd.get());
     EXPECT_EQ(e.code, "version");
-    EXPECT_NE(e.message.find("protocol 1-2, the client 5-9"), std::string::npos) << e.message;
+    EXPECT_NE(e.message.find("protocol 1-3, the client 5-9"), std::string::npos) << e.message;
+  }
+  {  // a flowperf of protocol 2 with a key: its frames would go unsealed
+    net::Fd fd = connect();
+    ClientAuth client(kAlice);
+    proto::Hello h{2, "flowperf 0.1.0"};
+    client.fill(&h);
+    h.min_version = 2;
+    send(fd.get(), h);
+    proto::ErrorMsg e = refusal(fd.get());
+    EXPECT_EQ(e.code, "auth");
+    EXPECT_NE(e.message.find("sealed (flowperf protocol 3)"), std::string::npos) << e.message;
   }
   {  // a future client that also speaks ours: served in ours
     net::Fd fd = connect();
@@ -433,11 +470,11 @@ class NoKeysServerTest : public AuthServerTest {
   void SetUp() override { start({}); }
 };
 
-TEST_F(NoKeysServerTest, UdpDatagramsFromAnyAddressAreAnswered) {
+TEST_F(NoKeysServerTest, UdpDatagramsFromAnotherAddressAreDroppedToo) {
   net::Fd fd = connect();
   const uint16_t port = start_udp_rr(fd.get(), false);
   ASSERT_NE(port, 0);
-  EXPECT_TRUE(answered("127.0.0.3", port));
+  EXPECT_FALSE(answered("127.0.0.3", port));
   EXPECT_TRUE(answered("127.0.0.1", port));
   stop_test(fd.get());
 }

@@ -505,6 +505,20 @@ TEST(Iperf3Args, AuthenticationOptions) {
     EXPECT_EQ(ParamError({"-s", "--time-skew-threshold", bad}),
               "skew threshold must be a positive number")
         << bad;
+
+  // --use-pkcs1-padding: OAEP unless given, on either end; alone it would do
+  // nothing, and is refused saying what it goes with.
+  EXPECT_FALSE(s.use_pkcs1_padding);
+  EXPECT_TRUE(Ok({"-s", "--rsa-private-key-path", "k", "--authorized-users-path", "u",
+                  "--use-pkcs1-padding"})
+                  .use_pkcs1_padding);
+  EXPECT_TRUE(
+      Ok({"-c", "h", "--username", "mario", "--rsa-public-key-path", "p", "--use-pkcs1-padding"})
+          .use_pkcs1_padding);
+  EXPECT_NE(ParamError({"-s", "--use-pkcs1-padding"}).find("give --rsa-private-key-path"),
+            std::string::npos);
+  EXPECT_NE(ParamError({"-c", "h", "--use-pkcs1-padding"}).find("give --username"),
+            std::string::npos);
 }
 
 TEST(Iperf3Args, HelpAndVersion) {

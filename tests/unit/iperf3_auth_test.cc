@@ -7,6 +7,7 @@
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <climits>
@@ -69,6 +70,7 @@ class KeyDir : public ::testing::Test {
     ASSERT_NE(file, nullptr);
     ASSERT_EQ(f(file), 1);
     std::fclose(file);
+    ASSERT_EQ(::chmod(p.c_str(), 0600), 0);  // as `openssl genrsa` writes a key
   }
   static std::string path(const std::string& name) { return *dir_ / name; }
   static RsaKey pub() { return load_rsa_public_key(path("public.pem"), "--rsa-public-key-path"); }
@@ -147,16 +149,44 @@ TEST(Iperf3Base64, OneLineWithPadding) {
 
 // ---- keys and tokens -------------------------------------------------------
 
+constexpr RsaPadding kOaep = RsaPadding::kOaep, kPkcs1 = RsaPadding::kPkcs1;
+
 TEST_F(KeyDir, TokenRoundTrip) {
   const RsaKey pk = pub(), sk = priv();
   EXPECT_EQ(pk.bits(), 2048);
-  EXPECT_EQ(pk.max_plaintext(), 245u);
+  EXPECT_EQ(rsa_max_plaintext(pk, kPkcs1), 245u);
+  EXPECT_EQ(rsa_max_plaintext(pk, kOaep), 214u);  // 256 - 2 * 20 (SHA-1) - 2
   const Iperf3Credentials c{"mario", "rossi", kNow};
-  const std::string token = make_iperf3_token(c, pk);
-  EXPECT_EQ(token.size(), 344u);  // 256 bytes of ciphertext, as 3.12's recorded token
-  EXPECT_EQ(open_iperf3_token(token, sk), c);
-  // Randomized padding: the same credentials never make the same token.
-  EXPECT_NE(make_iperf3_token(c, pk), token);
+  for (RsaPadding padding : {kOaep, kPkcs1}) {
+    const std::string token = make_iperf3_token(c, pk, padding);
+    EXPECT_EQ(token.size(), 344u);  // 256 bytes of ciphertext, as iperf3's recorded tokens
+    EXPECT_EQ(open_iperf3_token(token, sk, padding), c);
+    // Randomized padding: the same credentials never make the same token.
+    EXPECT_NE(make_iperf3_token(c, pk, padding), token);
+  }
+  // Each padding's token opens with that padding only: a 3.12 client's
+  // token on an OAEP server (and the other way round) does not open.
+  EXPECT_FALSE(open_iperf3_token(make_iperf3_token(c, pk, kOaep), sk, kPkcs1));
+  EXPECT_FALSE(open_iperf3_token(make_iperf3_token(c, pk, kPkcs1), sk, kOaep));
+}
+
+TEST_F(KeyDir, OaepTokenIsWhatOpenSslsOaepWithSha1Opens) {
+  // iperf3 3.17+ sets only RSA_PKCS1_OAEP_PADDING: OpenSSL's defaults, SHA-1
+  // for the label hash and for MGF1. Opened here with those set explicitly.
+  const RsaKey sk = priv();
+  const std::string text = iperf3_token_text({"mario", "rossi", kNow});
+  auto cipher = base64_decode(make_iperf3_token({"mario", "rossi", kNow}, pub(), kOaep));
+  ASSERT_TRUE(cipher);
+  EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_from_pkey(nullptr, sk.get(), nullptr);
+  ASSERT_GT(EVP_PKEY_decrypt_init(ctx), 0);
+  ASSERT_GT(EVP_PKEY_CTX_set_rsa_padding(ctx, RSA_PKCS1_OAEP_PADDING), 0);
+  ASSERT_GT(EVP_PKEY_CTX_set_rsa_oaep_md(ctx, EVP_sha1()), 0);
+  ASSERT_GT(EVP_PKEY_CTX_set_rsa_mgf1_md(ctx, EVP_sha1()), 0);
+  Bytes out(256);
+  size_t len = out.size();
+  ASSERT_GT(EVP_PKEY_decrypt(ctx, out.data(), &len, cipher->data(), cipher->size()), 0);
+  EVP_PKEY_CTX_free(ctx);
+  EXPECT_EQ(std::string(out.begin(), out.begin() + static_cast<long>(len)), text);
 }
 
 TEST_F(KeyDir, TokenIsPkcs1V15Type2) {
@@ -165,7 +195,7 @@ TEST_F(KeyDir, TokenIsPkcs1V15Type2) {
   // masked seed).
   const RsaKey sk = priv();
   const std::string text = iperf3_token_text({"mario", "rossi", kNow});
-  auto cipher = base64_decode(make_iperf3_token({"mario", "rossi", kNow}, pub()));
+  auto cipher = base64_decode(make_iperf3_token({"mario", "rossi", kNow}, pub(), kPkcs1));
   ASSERT_TRUE(cipher);
   EVP_PKEY_CTX* ctx = EVP_PKEY_CTX_new_from_pkey(nullptr, sk.get(), nullptr);
   ASSERT_GT(EVP_PKEY_decrypt_init(ctx), 0);
@@ -184,24 +214,35 @@ TEST_F(KeyDir, TokenIsPkcs1V15Type2) {
 }
 
 TEST_F(KeyDir, TokenForAnotherKeyOrDamagedDoesNotOpen) {
-  const std::string token = make_iperf3_token({"mario", "rossi", kNow}, pub());
-  const RsaKey other = load_rsa_private_key(path("other.pem"), "--rsa-private-key-path");
-  EXPECT_FALSE(open_iperf3_token(token, other));
-  std::string damaged = token;
-  damaged[10] = damaged[10] == 'A' ? 'B' : 'A';
-  EXPECT_FALSE(open_iperf3_token(damaged, priv()));
-  EXPECT_FALSE(open_iperf3_token(token.substr(0, 340), priv()));
-  EXPECT_FALSE(open_iperf3_token("not base64!", priv()));
-  EXPECT_FALSE(open_iperf3_token("", priv()));
+  for (RsaPadding padding : {kOaep, kPkcs1}) {
+    const std::string token = make_iperf3_token({"mario", "rossi", kNow}, pub(), padding);
+    const RsaKey other = load_rsa_private_key(path("other.pem"), "--rsa-private-key-path");
+    EXPECT_FALSE(open_iperf3_token(token, other, padding));
+    std::string damaged = token;
+    damaged[10] = damaged[10] == 'A' ? 'B' : 'A';
+    EXPECT_FALSE(open_iperf3_token(damaged, priv(), padding));
+    EXPECT_FALSE(open_iperf3_token(token.substr(0, 340), priv(), padding));
+    EXPECT_FALSE(open_iperf3_token("not base64!", priv(), padding));
+    EXPECT_FALSE(open_iperf3_token("", priv(), padding));
+  }
 }
 
 TEST_F(KeyDir, CredentialsTooLongForTheKeyAreRefused) {
   const std::string longpw(240, 'x');
   try {
-    make_iperf3_token({"mario", longpw, kNow}, pub());
+    make_iperf3_token({"mario", longpw, kNow}, pub(), kPkcs1);
     FAIL() << "no error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("at most 245"), std::string::npos) << e.what();
+  }
+  // OAEP holds less: 200 bytes of password fit v1.5 but not OAEP.
+  const std::string pw200(200, 'x');
+  EXPECT_NO_THROW(make_iperf3_token({"mario", pw200, kNow}, pub(), kPkcs1));
+  try {
+    make_iperf3_token({"mario", pw200, kNow}, pub(), kOaep);
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("at most 214"), std::string::npos) << e.what();
   }
 }
 
@@ -230,6 +271,18 @@ TEST_F(KeyDir, KeyFilesThatDoNotLoadSayWhy) {
   EXPECT_NE(encrypted.find("encrypted with a passphrase"), std::string::npos) << encrypted;
   const std::string ec = message([] { load_rsa_private_key(path("ec.pem"), "--x"); });
   EXPECT_NE(ec.find("--x " + path("ec.pem") + ": the key is EC, not RSA"), std::string::npos) << ec;
+  // A private key others may read is refused; a public one is public.
+  std::filesystem::copy_file(path("private.pem"), path("shared.pem"));
+  ASSERT_EQ(::chmod(path("shared.pem").c_str(), 0640), 0);
+  const std::string shared =
+      message([] { load_rsa_private_key(path("shared.pem"), "--rsa-private-key-path"); });
+  EXPECT_NE(shared.find("--rsa-private-key-path " + path("shared.pem") +
+                        ": the file may be read or written by others (mode 0640)"),
+            std::string::npos)
+      << shared;
+  EXPECT_NE(shared.find("chmod 600 " + path("shared.pem")), std::string::npos) << shared;
+  ASSERT_EQ(::chmod(path("public.pem").c_str(), 0644), 0);
+  EXPECT_EQ(pub().bits(), 2048);
 }
 
 // ---- the users file --------------------------------------------------------
@@ -320,10 +373,10 @@ TEST_F(KeyDir, DecisionOnEachKindOfToken) {
   const RsaKey pk = pub(), sk = priv();
   const auto users = parse_iperf3_users(std::string("mario,") + kMarioRossi, "u");
   auto decide = [&](const std::string& token, int64_t now = kNow) {
-    return authorize_iperf3(token, sk, users, kIperf3DefaultSkewSeconds, now);
+    return authorize_iperf3(token, {&sk, kOaep, kIperf3DefaultSkewSeconds, nullptr}, users, now);
   };
   auto token = [&](const std::string& u, const std::string& p, int64_t ts = kNow) {
-    return make_iperf3_token({u, p, ts}, pk);
+    return make_iperf3_token({u, p, ts}, pk, kOaep);
   };
   Iperf3Decision d = decide(token("mario", "rossi"));
   EXPECT_EQ(d.verdict, Iperf3Verdict::kAuthorized);
@@ -347,8 +400,64 @@ TEST_F(KeyDir, DecisionOnEachKindOfToken) {
   EXPECT_NE(d.describe(kNow).find("too far from this server's clock"), std::string::npos);
   EXPECT_EQ(decide(token("mario", "rossi", kNow + 11)).verdict, Iperf3Verdict::kTimeSkew);
   // A threshold of the server's own.
-  EXPECT_EQ(authorize_iperf3(token("mario", "rossi", kNow - 100), sk, users, 100, kNow).verdict,
+  EXPECT_EQ(
+      authorize_iperf3(token("mario", "rossi", kNow - 100), {&sk, kOaep, 100, nullptr}, users, kNow)
+          .verdict,
+      Iperf3Verdict::kAuthorized);
+  // A 3.12 client's token (v1.5) on an OAEP server does not open; on a
+  // server started with --use-pkcs1-padding it does.
+  const std::string old = make_iperf3_token({"mario", "rossi", kNow}, pk, kPkcs1);
+  EXPECT_EQ(decide(old).verdict, Iperf3Verdict::kBadToken);
+  EXPECT_EQ(authorize_iperf3(old, {&sk, kPkcs1, 10, nullptr}, users, kNow).verdict,
             Iperf3Verdict::kAuthorized);
+}
+
+TEST_F(KeyDir, AGoodTokenIsTakenOnce) {
+  const RsaKey pk = pub(), sk = priv();
+  const auto users = parse_iperf3_users(std::string("mario,") + kMarioRossi, "u");
+  Iperf3ReplayCache cache;
+  const Iperf3TokenCheck check{&sk, kOaep, 10, &cache};
+  const std::string token = make_iperf3_token({"mario", "rossi", kNow}, pk, kOaep);
+  EXPECT_EQ(authorize_iperf3(token, check, users, kNow).verdict, Iperf3Verdict::kAuthorized);
+  const Iperf3Decision again = authorize_iperf3(token, check, users, kNow + 1);
+  EXPECT_EQ(again.verdict, Iperf3Verdict::kReplayed);
+  EXPECT_EQ(again.describe(kNow), "user 'mario': a token this server has taken before (a replay)");
+  // A fresh token of the same user passes; refused tokens are not kept.
+  EXPECT_EQ(authorize_iperf3(make_iperf3_token({"mario", "rossi", kNow}, pk, kOaep), check, users,
+                             kNow + 1)
+                .verdict,
+            Iperf3Verdict::kAuthorized);
+  EXPECT_EQ(
+      authorize_iperf3(make_iperf3_token({"mario", "bad", kNow}, pk, kOaep), check, users, kNow)
+          .verdict,
+      Iperf3Verdict::kWrongPassword);
+  EXPECT_EQ(cache.size(), 2u);
+  // Out of the window the clock refuses it, and the cache lets it go (at
+  // the next token it takes).
+  EXPECT_EQ(authorize_iperf3(token, check, users, kNow + 11).verdict, Iperf3Verdict::kTimeSkew);
+  EXPECT_EQ(authorize_iperf3(make_iperf3_token({"mario", "rossi", kNow + 11}, pk, kOaep), check,
+                             users, kNow + 11)
+                .verdict,
+            Iperf3Verdict::kAuthorized);
+  EXPECT_EQ(cache.size(), 1u);
+}
+
+TEST(ReplayCache, KeepsTokensUntilTheirTimeAndMakesRoomWhenFull) {
+  Iperf3ReplayCache cache(3);
+  EXPECT_TRUE(cache.first_use("a", 100, 50));
+  EXPECT_FALSE(cache.first_use("a", 100, 60));
+  EXPECT_TRUE(cache.first_use("b", 90, 60));
+  EXPECT_TRUE(cache.first_use("c", 120, 60));
+  EXPECT_EQ(cache.size(), 3u);
+  // Full: the one due to leave first ("b") makes room for "d".
+  EXPECT_TRUE(cache.first_use("d", 130, 60));
+  EXPECT_EQ(cache.size(), 3u);
+  EXPECT_FALSE(cache.first_use("a", 100, 61));
+  EXPECT_TRUE(cache.first_use("b", 95, 62));  // "c" (120) stays; "a" (100) made room
+  EXPECT_FALSE(cache.first_use("c", 120, 62));
+  // Past their times, all leave.
+  EXPECT_TRUE(cache.first_use("e", 200, 150));
+  EXPECT_EQ(cache.size(), 1u);
 }
 
 }  // namespace

@@ -136,6 +136,18 @@ TEST(Iperf3Params, ReadsAs312Does) {
   EXPECT_TRUE(ip::decode_params(R"({"udp":true})").udp);
 }
 
+TEST(Iperf3Params, RefusesDeepNesting) {
+  const std::string deep = R"({"tcp":true,"extra_data":)" + std::string(4 << 20, '[');
+  try {
+    ip::decode_params(deep);
+    FAIL() << "taken";
+  } catch (const flowperf::proto::ProtocolError& e) {
+    EXPECT_NE(std::string(e.what()).find("nested deeper than 32 levels"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(ip::decode_params(R"({"tcp":true,"time":3,"x":[[[[1]]]]})").time, 3);
+}
+
 TEST(Iperf3Params, RefusesWhatCannotBeRun) {
   using flowperf::proto::ProtocolError;
   EXPECT_THROW(ip::decode_params(""), ProtocolError);

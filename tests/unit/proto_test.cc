@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "measure/histogram.h"
+#include "net/channel.h"
 #include "net/fd.h"
 #include "proto/framing.h"
 #include "proto/messages.h"
@@ -387,6 +388,19 @@ TEST(Decode, RejectsInvalidJson) {
                           "{\"type\":\"stop\"} trailing", "\xff\xfe"}) {
     ExpectProtocolError(std::string(bad), "JSON");
   }
+}
+
+TEST(Decode, RejectsDeepNestingAsSoonAsItIsMet) {
+  // 32 levels are every message's ceiling (results use 6); the 33rd is
+  // refused before anything below it is built.
+  auto nested = [](int levels) {
+    return "{\"type\":\"hello\",\"version\":3,\"software\":\"x\",\"x\":" +
+           std::string(levels - 1, '[') + std::string(levels - 1, ']') + "}";
+  };
+  EXPECT_NO_THROW(decode(nested(32)));
+  ExpectProtocolError(nested(33), "nested deeper than 32 levels");
+  // 1 MiB of '[' (86 MB as a DOM): refused at its 33rd byte of nesting.
+  ExpectProtocolError("{\"type\":\"hello\",\"x\":" + std::string(1 << 20, '['), "nested deeper");
 }
 
 TEST(Decode, RejectsNonObjects) {
@@ -792,6 +806,109 @@ TEST(FramingIo, SendToClosedPeerFails) {
   Pair p = MakePair();
   p.reader.reset();
   EXPECT_FALSE(send_message(p.writer.get(), Stop{}, Soon()));  // no SIGPIPE either
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sealed frames (protocol 3, after an authenticated handshake)
+
+// Frames written by a sealing sender, read back raw (so a test can change
+// them on the way) and written again for a checking reader.
+struct SealedPair {
+  Pair wire = MakePair();
+  FrameSeal send{std::vector<uint8_t>(32, 7)}, check{std::vector<uint8_t>(32, 7)};
+  // The next frame the sender writes, as bytes.
+  std::string frame(const Message& m) {
+    Pair p = MakePair();
+    net::PlainChannel out(p.writer.get());
+    EXPECT_TRUE(send_message(out, m, Soon(), &send));
+    p.writer.reset();
+    std::string bytes;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::recv(p.reader.get(), buf, sizeof buf, 0)) > 0) bytes.append(buf, size_t(n));
+    return bytes;
+  }
+  // Passes bytes to the checking reader and reads one message.
+  Message deliver(const std::string& bytes) {
+    WriteRaw(wire.writer.get(), bytes.data(), bytes.size());
+    net::PlainChannel in(wire.reader.get());
+    Message m;
+    EXPECT_EQ(read_message(in, &m, Soon(), kMaxFrame, &check), ReadStatus::kOk);
+    return m;
+  }
+};
+
+std::string check_failure(SealedPair& p, const std::string& bytes) {
+  try {
+    p.deliver(bytes);
+  } catch (const FrameCheckError& e) {
+    return e.what();
+  }
+  return "(taken)";
+}
+
+TEST(SealedFrames, TakenInOrderAndTheTagIsThe32BytesAfterTheBody) {
+  SealedPair p;
+  const std::string first = p.frame(Stop{true, 0.5});
+  EXPECT_EQ(static_cast<uint8_t>(first[3]), kFlagSealed);
+  const std::string body = encode(Message{Stop{true, 0.5}});
+  EXPECT_EQ(first.size(), kHeaderBytes + body.size() + kTagBytes);
+  EXPECT_EQ(first.substr(kHeaderBytes, body.size()), body);
+  EXPECT_TRUE(std::holds_alternative<Stop>(p.deliver(first)));
+  EXPECT_TRUE(std::holds_alternative<Start>(p.deliver(p.frame(Start{}))));
+}
+
+TEST(SealedFrames, RewrittenReplayedReorderedOrDroppedFramesFailTheirCheck) {
+  const std::string words = "a control message failed its check";
+  {  // one byte of the body rewritten
+    SealedPair p;
+    std::string f = p.frame(Stop{true, 0.5});
+    f[kHeaderBytes + 3] ^= 0x20;
+    EXPECT_NE(check_failure(p, f).find(words), std::string::npos);
+  }
+  {  // one byte of the tag
+    SealedPair p;
+    std::string f = p.frame(Start{});
+    f.back() ^= 0x01;
+    EXPECT_NE(check_failure(p, f).find(words), std::string::npos);
+  }
+  {  // the same frame twice: the second is a replay
+    SealedPair p;
+    const std::string f = p.frame(Start{});
+    p.deliver(f);
+    EXPECT_NE(check_failure(p, f).find(words), std::string::npos);
+  }
+  {  // two frames swapped
+    SealedPair p;
+    const std::string a = p.frame(Start{}), b = p.frame(Stop{});
+    EXPECT_NE(check_failure(p, b).find(words), std::string::npos);
+  }
+  {  // the first dropped: the second fails
+    SealedPair p;
+    p.frame(Start{});
+    EXPECT_NE(check_failure(p, p.frame(Stop{})).find(words), std::string::npos);
+  }
+  {  // the seal taken off: an unsealed frame where a sealed one is due
+    SealedPair p;
+    const std::string body = encode(Message{Start{}});
+    const auto h = make_header(static_cast<uint32_t>(body.size()));
+    EXPECT_NE(check_failure(p, std::string(h.begin(), h.end()) + body).find("without its seal"),
+              std::string::npos);
+  }
+  {  // a frame sealed under another key
+    SealedPair p;
+    FrameSeal other{std::vector<uint8_t>(32, 8)};
+    std::swap(p.send, other);
+    EXPECT_NE(check_failure(p, p.frame(Start{})).find(words), std::string::npos);
+  }
+}
+
+TEST(SealedFrames, ASealedFrameWhereNoneIsExpectedIsAProtocolError) {
+  SealedPair p;
+  const std::string f = p.frame(Start{});
+  WriteRaw(p.wire.writer.get(), f.data(), f.size());
+  Message m;
+  EXPECT_THROW(read_message(p.wire.reader.get(), &m, Soon()), ProtocolError);
 }
 
 }  // namespace

@@ -360,5 +360,49 @@ TEST_F(Limits, QperfClientsTimesNeverOutliveTheServers) {
   EXPECT_TRUE(slots_free_within(6s)) << "the silent client still holds its slot";
   EXPECT_GE(Clock::now() - started, 900ms) << "the slot was freed before the test's own time";
 }
+// Any authentication covers every protocol: with --keys, iperf3's RSA
+// tokens or netserver -Z set up, only the protocols that can show what is
+// asked for get in; the refusal names what the server asks for.
+TEST(AuthenticationAtTheDoor, EveryProtocolOrRefused) {
+  auto row = [](const std::string& name) -> const ProtocolRow& {
+    for (const auto& r : protocol_table())
+      if (name == r.name) return r;
+    throw std::runtime_error("no row " + name);
+  };
+  ServerConfig open;
+  for (const auto& r : protocol_table()) EXPECT_EQ(unauthenticated_protocol(open, r), "") << r.name;
+
+  ServerConfig keys;
+  keys.keys = {{"alice", "0123456789abcdef"}};
+  EXPECT_EQ(unauthenticated_protocol(keys, row("flowperf")), "");
+  for (const char* other : {"iperf3", "qperf", "netperf"})
+    EXPECT_EQ(
+        unauthenticated_protocol(keys, row(other)),
+        std::string("this server requires authentication (flowperf's keys (--keys)), which ") +
+            other + " clients cannot give here");
+
+  ServerConfig rsa;
+  rsa.iperf3.auth = Iperf3Auth{};
+  EXPECT_EQ(unauthenticated_protocol(rsa, row("iperf3")), "");
+  for (const char* other : {"flowperf", "qperf", "netperf"})
+    EXPECT_NE(unauthenticated_protocol(rsa, row(other)).find("(iperf3's RSA tokens)"),
+              std::string::npos)
+        << other;
+
+  ServerConfig both = keys;
+  both.iperf3.auth = Iperf3Auth{};
+  EXPECT_EQ(unauthenticated_protocol(both, row("flowperf")), "");
+  EXPECT_EQ(unauthenticated_protocol(both, row("iperf3")), "");
+  EXPECT_NE(unauthenticated_protocol(both, row("qperf"))
+                .find("(flowperf's keys (--keys), iperf3's RSA tokens)"),
+            std::string::npos);
+
+  ServerConfig passphrase;
+  passphrase.netperf_passphrase = "secret";
+  EXPECT_EQ(unauthenticated_protocol(passphrase, row("netperf")), "");
+  EXPECT_NE(unauthenticated_protocol(passphrase, row("iperf3")).find("netperf's passphrase (-Z)"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace flowperf::session

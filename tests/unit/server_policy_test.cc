@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdint>
 #include <limits>
 
@@ -92,6 +93,71 @@ TEST(ServerPolicy, AClientsTimesNeverOutliveTheServers) {
   EXPECT_DOUBLE_EQ(policy.control_wait_seconds(100000), 10);
   EXPECT_DOUBLE_EQ(policy.control_wait_seconds(4294967295.0), 10);
   EXPECT_DOUBLE_EQ(policy.control_wait_seconds(0), 10);
+}
+
+// The memory budget: a stream's largest buffer against --max-buffer (a
+// refusal like any other), and all the test's buffers against what the
+// running tests leave of --max-memory (taken with the slot, given back
+// with it).
+TEST(ServerPolicy, BuffersAreCountedBeforeATestStarts) {
+  ServerConfig c;  // the defaults: 16 MiB a buffer, 256 MiB in all
+  const ServerPolicy policy(c);
+  TestAsk ask;
+  ask.buffer_options = "-m";
+  ask.largest_buffer = 256u << 20;
+  ask.stream_buffers = 256u << 20;
+  ask.streams = 2;
+  EXPECT_EQ(policy.refuse(ask),
+            "a buffer of 268435456 bytes (-m): this server takes buffers of at most 16777216 "
+            "bytes a stream (--max-buffer)");
+  ask.largest_buffer = ask.stream_buffers = 16u << 20;
+  EXPECT_EQ(policy.refuse(ask), "");
+  EXPECT_EQ(ServerPolicy::memory_of(ask), 2 * ((16u << 20) + kStreamOverheadBytes));
+
+  MemoryBudget budget(c.max_memory_bytes);
+  std::atomic<uint32_t> active{0};
+  {
+    TestSlot first(&active);
+    EXPECT_EQ(policy.take_memory(first, &budget, ask), "");
+    EXPECT_EQ(budget.in_use(), ServerPolicy::memory_of(ask));
+    // 100 streams of 16 MiB are more than the whole budget.
+    TestAsk big = ask;
+    big.streams = 100;
+    TestSlot second(&active);
+    EXPECT_NE(policy.take_memory(second, &budget, big)
+                  .find("are more than this server gives all its tests together (256.0 MiB, "
+                        "--max-memory); ask for fewer streams (-P) or smaller buffers (-m)"),
+              std::string::npos);
+    // Fourteen streams fit alone, but not beside the first test's two.
+    big.streams = 14;
+    EXPECT_NE(policy.take_memory(second, &budget, big)
+                  .find("this server's memory for tests is in use (32.0 of 256.0 MiB"),
+              std::string::npos);
+    EXPECT_EQ(budget.in_use(), ServerPolicy::memory_of(ask)) << "a refusal takes nothing";
+  }
+  EXPECT_EQ(budget.in_use(), 0u) << "the slot gave its share back";
+  // No slot without a budget is refused for memory.
+  TestSlot free_slot(&active);
+  EXPECT_EQ(policy.take_memory(free_slot, nullptr, ask), "");
+  // Without limits (0), nothing is refused for buffers.
+  ServerConfig open;
+  open.max_buffer_bytes = 0;
+  ask.largest_buffer = uint64_t{1} << 40;
+  EXPECT_EQ(ServerPolicy(open).refuse(ask), "");
+}
+
+TEST(MemoryBudget, NeverPassesItsLimitAndSaysWhatIsInUse) {
+  MemoryBudget b(100);
+  uint64_t in_use = 0;
+  EXPECT_TRUE(b.reserve(60, &in_use));
+  EXPECT_FALSE(b.reserve(41, &in_use));
+  EXPECT_EQ(in_use, 60u);
+  EXPECT_TRUE(b.reserve(40, &in_use));
+  EXPECT_FALSE(b.reserve(1, &in_use));
+  EXPECT_FALSE(b.reserve(UINT64_MAX, &in_use));
+  b.release(100);
+  EXPECT_EQ(b.in_use(), 0u);
+  EXPECT_FALSE(b.reserve(101, &in_use));
 }
 
 }  // namespace

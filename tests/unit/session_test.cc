@@ -57,6 +57,21 @@ class ServerTest : public ::testing::Test {
   }
 
   // A normal test still runs after whatever a case did.
+  // A first frame whose header says `len` bytes: refused as bad_message,
+  // naming the limit, and closed, without its body ever sent.
+  void expect_refused_from_header(uint32_t len) {
+    net::Fd fd = connect();
+    auto h = proto::make_header(len);
+    ASSERT_EQ(::send(fd.get(), h.data(), h.size(), 0), static_cast<ssize_t>(h.size()));
+    auto m = read(fd.get());
+    auto* e = std::get_if<proto::ErrorMsg>(&m);
+    ASSERT_NE(e, nullptr);
+    EXPECT_EQ(e->code, "bad_message");
+    EXPECT_NE(e->message.find("limit"), std::string::npos) << e->message;
+    EXPECT_TRUE(closed_by_peer(fd.get()));
+    expect_still_serving();
+  }
+
   void expect_still_serving() {
     // The previous case's session releases its test slot as it ends, a
     // moment after its last reply; with a limit of 1, wait for that.
@@ -104,15 +119,13 @@ TEST_F(ServerTest, MalformedBodyGetsBadMessage) {
 }
 
 TEST_F(ServerTest, OversizedFrameIsRefusedWithoutReadingIt) {
-  net::Fd fd = connect();
-  auto h = proto::make_header(proto::kMaxClientFrame + 1);
-  ASSERT_EQ(::send(fd.get(), h.data(), h.size(), 0), static_cast<ssize_t>(h.size()));
-  auto m = read(fd.get());
-  auto* e = std::get_if<proto::ErrorMsg>(&m);
-  ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->code, "bad_message");
-  EXPECT_NE(e->message.find("limit"), std::string::npos) << e->message;
-  expect_still_serving();
+  expect_refused_from_header(proto::kMaxClientFrame + 1);
+}
+
+// Before the handshake is done, only its small frames are taken: a hello
+// over 16 KiB is refused from its header, never read.
+TEST_F(ServerTest, HandshakeFramesAreSmall) {
+  expect_refused_from_header(proto::kMaxHandshakeFrame + 1);
 }
 
 TEST_F(ServerTest, MessageOutOfTurn) {
