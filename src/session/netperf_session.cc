@@ -532,9 +532,6 @@ class NetperfSession {
 
   // ---- shared by both layouts ----
 
-  // Where the data socket binds: the address netperf named, else the
-  // control connection's own address when the family matches, else the
-  // family's wildcard.
   // The request's family as a socket family (the control connection's when
   // it names none).
   int family_of(uint32_t nf) const {
@@ -562,6 +559,9 @@ class NetperfSession {
     return a;
   }
 
+  // Where the data socket binds: the address netperf named, else the
+  // control connection's own address when the family matches, else the
+  // family's wildcard.
   net::Address bind_address(uint32_t nf, const std::array<uint32_t, 4>& named, uint16_t port) {
     const int family = family_of(nf);
     net::Address a;
