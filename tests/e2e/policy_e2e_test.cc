@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "e2e/raw_client.h"
 #include "support/paths.h"
 #include "support/peers.h"
 #include "support/ports.h"
@@ -213,14 +214,6 @@ TEST(ServerPolicyE2E, EveryPersonalitysClientWritesTheNativeJson) {
   EXPECT_NE(o.out.find("Throughput"), std::string::npos) << "the run's own output stands";
 }
 
-// The server's peak resident memory (VmHWM), in bytes; -1 when unknown.
-long peak_rss(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
-  for (std::string line; std::getline(f, line);)
-    if (line.rfind("VmHWM:", 0) == 0) return std::stol(line.substr(6)) * 1024;
-  return -1;
-}
-
 // The memory budget, with the default limits (--max-buffer 16M, --max-memory
 // 256M), through every front end's client: a buffer larger than a stream may
 // have and buffers larger than all tests may have together are refused,
@@ -271,7 +264,7 @@ TEST(ServerPolicyE2E, MemoryBudgetRefusesBeforeAllocating) {
       << told.err;
   // Nothing of it was allocated (idle: ~7 MB; one 256 MiB buffer would
   // be 256 MB).
-  const long peak = peak_rss(server.proc->pid());
+  const long peak = status_bytes(server.proc->pid(), "VmHWM:");
   ASSERT_GT(peak, 0);
   EXPECT_LT(peak, 100L << 20) << "peak RSS " << peak;
   // A test within the budget runs.
