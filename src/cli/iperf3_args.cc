@@ -16,6 +16,7 @@
 #include <string_view>
 #include <variant>
 
+#include "core/suggest.h"
 #include "core/version.h"
 
 namespace flowperf::cli {
@@ -899,7 +900,15 @@ Iperf3Parse Parser::run(const std::vector<std::string>& argv) {
           return usage_failure(what);
         }
       }
-      if (!found) return usage_failure("unrecognized option '" + word + "'");
+      if (!found) {
+        // getopt's line as iperf3 prints it, then the nearest long option.
+        std::vector<std::string> names;
+        for (const auto& o : kOptions)
+          if (o.long_name != nullptr) names.push_back(std::string("--") + o.long_name);
+        const std::string near = core::nearest(word.substr(0, eq), names);
+        return usage_failure("unrecognized option '" + word + "'" +
+                             (near.empty() ? "" : "\niperf3: did you mean '" + near + "'?"));
+      }
       std::string shown = std::string("--") + found->long_name;
       std::optional<std::string> value;
       if (eq != std::string::npos) {

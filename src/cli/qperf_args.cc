@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/error.h"
+#include "core/suggest.h"
 #include "spec/test_spec.h"
 
 namespace flowperf::cli::qperf {
@@ -879,6 +880,16 @@ std::vector<report::QperfParam> used_params(const Run& run) {
   return out;
 }
 
+namespace {
+
+// " (did you mean NAME?)" with the known name nearest to word, or "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& names) {
+  const std::string near = core::nearest(word, names);
+  return near.empty() ? "" : " (did you mean " + near + "?)";
+}
+
+}  // namespace
+
 Args parse_args(const std::vector<std::string>& words) {
   Args out;
   State st;
@@ -895,7 +906,12 @@ Args parse_args(const std::vector<std::string>& words) {
         }
       }
       const Option* o = find_option(word);
-      if (!o) throw usage_error(fmt::format("{}: bad option; try: qperf --help options", word));
+      if (!o) {
+        std::vector<std::string> names;
+        for (const auto& known : options()) names.emplace_back(known.name);
+        throw usage_error(fmt::format("{}: bad option{}; try: qperf --help options", word,
+                                      did_you_mean(word, names)));
+      }
       if (!o->server) client = true;
       if (o->kind == Kind::kHelp) {
         out.mode = Args::Mode::kHelp;
@@ -931,7 +947,12 @@ Args parse_args(const std::vector<std::string>& words) {
       continue;
     }
     const TestName* t = find_test(word);
-    if (!t) throw usage_error(fmt::format("{}: bad test; try: qperf --help tests", word));
+    if (!t) {
+      std::vector<std::string> names;
+      for (const auto& known : all_tests()) names.emplace_back(known.name);
+      throw usage_error(
+          fmt::format("{}: bad test{}; try: qperf --help tests", word, did_you_mean(word, names)));
+    }
     test_named = true;
     expand(st, 0, *t, &out.runs);
   }

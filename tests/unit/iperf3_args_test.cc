@@ -305,6 +305,11 @@ TEST(Iperf3Args, UnknownOptionsAndMissingArguments) {
   };
   check({"-c", "h", "-p", "5299", "--bogus"}, "iperf3: unrecognized option '--bogus'");
   check({"-c", "h", "--bogus=1"}, "iperf3: unrecognized option '--bogus=1'");
+  // A near long option is named after getopt's line.
+  check({"-c", "h", "--revrse"},
+        "iperf3: unrecognized option '--revrse'\niperf3: did you mean '--reverse'?");
+  check({"-c", "h", "--lenght=100"},
+        "iperf3: unrecognized option '--lenght=100'\niperf3: did you mean '--length'?");
   check({"-c", "h", "-Y"}, "iperf3: invalid option -- 'Y'");
   check({"-c", "h", "-uY"}, "iperf3: invalid option -- 'Y'");
   check({"-c", "h", "-t"}, "iperf3: option requires an argument -- 't'");

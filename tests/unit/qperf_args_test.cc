@@ -189,6 +189,13 @@ TEST(QperfMode, ClientMistakesAreExplained) {
   EXPECT_TRUE(Contains(ErrorOf({"myhost"}), "must specify a test type"));
   EXPECT_EQ(ErrorOf({"myhost", "tcp_bandwidth"}),
             "tcp_bandwidth: bad test; try: qperf --help tests");
+  // A near name is offered, in qperf's words around it.
+  EXPECT_EQ(ErrorOf({"myhost", "tcp_bww"}),
+            "tcp_bww: bad test (did you mean tcp_bw?); try: qperf --help tests");
+  EXPECT_EQ(ErrorOf({"myhost", "udplat"}),
+            "udplat: bad test (did you mean udp_lat?); try: qperf --help tests");
+  EXPECT_EQ(ErrorOf({"myhost", "--msg_sise", "1", "tcp_bw"}),
+            "--msg_sise: bad option (did you mean --msg_size?); try: qperf --help options");
 }
 
 // ---- settings and defaults -----------------------------------------------------
