@@ -12,6 +12,7 @@
 #include <functional>
 
 #include "core/error.h"
+#include "core/suggest.h"
 #include "core/units.h"
 #include "proto/netperf_wire.h"
 
@@ -104,6 +105,48 @@ uint64_t size_value(char opt, std::string_view text) {
   std::string why;
   auto v = core::parse_size(text, &why);
   if (!v) throw bad(opt, text, "not a byte count (" + why + ")");
+  return *v;
+}
+
+// The form of a test option's sizes, with an example, for its errors.
+std::string_view size_form(char opt) {
+  switch (opt) {
+    case 'r':
+      return "the form is REQUEST[,RESPONSE] in bytes, e.g. -r 32,1024 or -r 1K";
+    case 'm':
+      return "the form is LOCAL[,REMOTE] send size in bytes, e.g. -m 64K";
+    case 'M':
+      return "the form is REMOTE[,LOCAL] receive size in bytes, e.g. -M 64K";
+    default:
+      return "the form is SEND[,RECV] socket buffer size in bytes, e.g. -s 128K or -s 64K,256K";
+  }
+}
+
+// One size of a test option. netperf reads it with atoi(), which stops at
+// the first letter that is not a digit, so "32x32" (other tools' REQxRESP
+// habit) is 32 to netperf: the same here. When what follows the 'x' is not
+// that same size, netperf would still run 32 and say nothing; this says it.
+uint64_t test_size_value(char opt, const std::string& text, std::vector<std::string>* warnings) {
+  const size_t x = text.find_first_of("xX");
+  if (x == std::string::npos || x == 0) {
+    std::string why;
+    auto v = core::parse_size(text, &why);
+    if (!v) throw bad(opt, text, fmt::format("not a byte count ({}); {}", why, size_form(opt)));
+    return *v;
+  }
+  const std::string left = text.substr(0, x), right = text.substr(x + 1);
+  std::string why;
+  auto v = core::parse_size(left, &why);
+  if (!v) throw bad(opt, text, fmt::format("not a byte count ({}); {}", why, size_form(opt)));
+  auto after = core::parse_size(right, &why);
+  if (!after || *after != *v) {
+    std::string w = fmt::format(
+        "netperf: warning: -{} {} is read as netperf reads it, {} (what follows the '{}' is "
+        "ignored); two different values are written with a comma, e.g. -{} {},{}",
+        opt, text, *v, text[x], opt, left, right);
+    if (std::find(warnings->begin(), warnings->end(), w) == warnings->end())
+      warnings->push_back(std::move(w));
+  }
   return *v;
 }
 
@@ -310,10 +353,17 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       auto t = parse_netperf_test(a.test_name);
       // netperf's words ("The test you requested (FOO) is unknown to this
       // netperf"), on one line that names the option.
-      if (!t)
+      if (!t) {
+        static const std::vector<std::string> kKnown = {"TCP_STREAM", "TCP_MAERTS", "TCP_SENDFILE",
+                                                        "UDP_STREAM", "TCP_RR",     "TCP_CRR",
+                                                        "TCP_CC",     "UDP_RR",     "OMNI"};
+        const std::string near = core::nearest(a.test_name, kKnown);
         throw bad('t', v,
-                  "the test you requested is unknown to this netperf (known: TCP_STREAM, "
-                  "TCP_MAERTS, TCP_SENDFILE, UDP_STREAM, TCP_RR, TCP_CRR, UDP_RR, OMNI)");
+                  "the test you requested is unknown to this netperf (" +
+                      (near.empty() ? std::string() : "did you mean " + near + "? ") +
+                      "known: TCP_STREAM, TCP_MAERTS, TCP_SENDFILE, UDP_STREAM, TCP_RR, TCP_CRR, "
+                      "TCP_CC, UDP_RR, OMNI)");
+      }
       a.test = *t;
       break;
     }
@@ -593,8 +643,9 @@ void data_address(char opt, const std::string& v, std::string* host, IpFamily* f
 void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::string>& value) {
   const std::string v = value.value_or("");
   auto sizes = [&](bool explicit_pair) {
-    return convert_pair<uint64_t>(split_pair(v, explicit_pair),
-                                  [&](const std::string& s) { return size_value(c, s); });
+    return convert_pair<uint64_t>(split_pair(v, explicit_pair), [&](const std::string& s) {
+      return test_size_value(c, s, &a.warnings);
+    });
   };
   switch (c) {
     case 'h':
@@ -602,7 +653,9 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
       throw StopParsing{};
     case 'm': {
       auto p = sizes(true);
-      if (!p.first && !p.second) throw bad('m', v, "give local[,remote] send sizes");
+      if (!p.first && !p.second)
+        throw bad('m', v,
+                  std::string("give local[,remote] send sizes: ") + std::string(size_form('m')));
       merge_pair(a.send_size, p);
       if (t.implicit_direction) {
         if (p.first) a.direction |= kNetperfXmit;
@@ -612,7 +665,9 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
     }
     case 'M': {
       auto p = sizes(true);
-      if (!p.first && !p.second) throw bad('M', v, "give remote[,local] receive sizes");
+      if (!p.first && !p.second)
+        throw bad('M', v,
+                  std::string("give remote[,local] receive sizes: ") + std::string(size_form('M')));
       merge_pair(a.recv_size, p);
       if (t.implicit_direction) {
         if (p.first) a.direction |= kNetperfXmit;
@@ -623,13 +678,18 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
     case 's':
     case 'S': {
       auto p = sizes(false);
-      if (!p.first && !p.second) throw bad(c, v, "give send[,recv] socket buffer sizes");
+      if (!p.first && !p.second)
+        throw bad(
+            c, v,
+            std::string("give send[,recv] socket buffer sizes: ") + std::string(size_form(c)));
       merge_pair(c == 's' ? a.local_buf : a.remote_buf, p);
       break;
     }
     case 'r': {
       auto p = sizes(false);
-      if (!p.first && !p.second) throw bad('r', v, "give request[,response] sizes");
+      if (!p.first && !p.second)
+        throw bad('r', v,
+                  std::string("give request[,response] sizes: ") + std::string(size_form('r')));
       merge_pair(a.rr_size, p);
       if (t.implicit_direction) a.direction |= kNetperfXmit | kNetperfRecv;
       break;

@@ -13,6 +13,8 @@
 //   ",y" sets only the second  "x,y" sets each
 // except the explicit pairs (the starred options of `netperf -h`, and the
 // test options -m, -M, -H, -L), where a lone "x" sets only the first.
+// A size is read up to an 'x' as netperf's atoi() reads it: `-r 32x32` is
+// 32 and 32 (a warning says so when the part after the 'x' differs).
 #pragma once
 
 #include <cstdint>
@@ -121,6 +123,9 @@ struct NetperfArgs {
 
   // Words skipped because they were neither options nor option values.
   std::vector<std::string> strays;
+  // What the command means to netperf but may not mean to its writer (a
+  // size written "32x64"): printed on standard error before the test.
+  std::vector<std::string> warnings;
 };
 
 // Parses argv (argv[0] is the program name). Throws Error(kUsage).

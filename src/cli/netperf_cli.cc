@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 
+#include "cli/exit_status.h"
 #include "cli/json_tap.h"
 #include "cli/netperf_args.h"
 #include "cli/personalities.h"
@@ -183,7 +184,7 @@ int run(const NetperfArgs& a) {
   auto resolved = resolve_for_banner(host, a.family);
   if (!resolved) {
     out("Netperf could not resolve " + host + " as a host name\n");
-    return static_cast<int>(ExitCode::kRuntime);
+    return exit_status(Tool::kNetperf, Failure::kNoServer);
   }
 
   // 3. How to print it.
@@ -345,10 +346,11 @@ int netperf_main(int argc, char** argv) {
       case NetperfAction::kRun:
         break;
     }
+    for (const auto& w : a.warnings) err(w + "\n");
     return run(a);
   } catch (const Error& e) {
     err(std::string("netperf: ") + e.what() + "\n");
-    return static_cast<int>(e.code());
+    return exit_status(Tool::kNetperf, e);  // 255 when no netserver answers, else 1
   }
 }
 

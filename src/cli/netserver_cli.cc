@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/daemon.h"
+#include "cli/exit_status.h"
 #include "cli/personalities.h"
 #include "cli/signals.h"
 #include "core/error.h"
@@ -212,7 +213,7 @@ int netserver_main(int argc, char** argv) {
     return run(a);
   } catch (const Error& e) {
     std::fprintf(stderr, "netserver: %s\n", e.what());
-    return static_cast<int>(e.code());
+    return exit_status(Tool::kNetserver, e);  // 1, a bad option included, as netserver
   }
 }
 

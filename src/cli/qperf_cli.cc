@@ -24,12 +24,12 @@
 #include <thread>
 #include <vector>
 
+#include "cli/exit_status.h"
 #include "cli/json_tap.h"
 #include "cli/personalities.h"
 #include "cli/qperf_args.h"
 #include "cli/signals.h"
 #include "core/error.h"
-#include "core/host_info.h"
 #include "core/version.h"
 #include "net/sys.h"
 #include "report/qperf_report.h"
@@ -512,7 +512,7 @@ class Client {
       std::fprintf(stderr, "qperf: %s: %s\n", peer.c_str(), e.what());
     } catch (const Error& e) {
       std::fprintf(stderr, "qperf: %s: %s\n", peer.c_str(), e.what());
-      return static_cast<int>(e.code());
+      return exit_status(Tool::kQperf, e);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "qperf: %s: %s\n", peer.c_str(), e.what());
     }
@@ -545,9 +545,10 @@ class Client {
   }
 
   int conf(const qw::Conf& rem_conf) {
-    const core::HostInfo h = core::local_host_info();
-    report::QperfHost loc{h.hostname, report::qperf_cpu_text(h.cores, h.cpu_model, h.cpu_mhz), h.os,
-                          std::string("flowperf ") + kVersion};
+    // This end as our server describes itself: qperf's version first, where
+    // qperf's scripts read it, and flowperf's after it.
+    const qw::Conf mine = session::qperf::local_conf();
+    report::QperfHost loc{mine.node, mine.cpu, mine.os, mine.qperf};
     report::QperfHost rem{rem_conf.node, rem_conf.cpu, rem_conf.os, rem_conf.qperf};
     std::fputs(report::qperf_rows_text(report::qperf_conf_rows(loc, rem)).c_str(), stdout);
     return 0;
@@ -600,9 +601,10 @@ int qperf_main(int argc, char** argv) {
         if (print_help(a.help_topic)) return 0;
         std::fprintf(stderr, "qperf: cannot find help category %s; try: qperf --help categories\n",
                      a.help_topic.c_str());
-        return static_cast<int>(ExitCode::kUsage);
+        return exit_status(Tool::kQperf, Failure::kUsage);
       case Args::Mode::kVersion:
-        std::printf("qperf %s (flowperf; the socket tests of qperf 0.4.11)\n", kVersion);
+        // qperf's own line, with flowperf's version beside it.
+        std::printf("qperf 0.4.11 (flowperf %s)\n", kVersion);
         return 0;
       case Args::Mode::kServer:
         for (const auto& w : a.warnings) std::fprintf(stderr, "%s\n", w.c_str());
@@ -612,7 +614,7 @@ int qperf_main(int argc, char** argv) {
     }
   } catch (const Error& e) {
     std::fprintf(stderr, "qperf: %s\n", e.what());
-    return static_cast<int>(e.code());
+    return exit_status(Tool::kQperf, e);  // 1, a bad option included, as qperf
   }
   return 0;
 }

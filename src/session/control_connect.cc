@@ -39,7 +39,14 @@ ConnectError connect_error(const ControlTarget& t, const std::string& where, int
 }
 
 net::Fd connect_control(const ControlTarget& t, net::Address* used) {
-  const auto addrs = net::resolve(t.host, t.port, t.family, SOCK_STREAM);
+  // A host that cannot be resolved has no server to answer, as a port
+  // where nothing listens: a type of its own, that front ends tell apart.
+  std::vector<net::Address> addrs;
+  try {
+    addrs = net::resolve(t.host, t.port, t.family, SOCK_STREAM);
+  } catch (const Error& e) {
+    throw ResolveError(e.what());
+  }
   const auto give_up = after(t.wait_s);
   int err = 0;
   for (;;) {

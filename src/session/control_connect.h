@@ -28,6 +28,21 @@ class ConnectError : public Error {
   int err_;
 };
 
+// The control connection's host could not be resolved: no server can
+// answer there (netperf exits 255 for it, as for a port where nothing
+// listens). Thrown by connect_control; its message is net::resolve's.
+class ResolveError : public Error {
+ public:
+  explicit ResolveError(std::string message) : Error(ExitCode::kRuntime, std::move(message)) {}
+};
+
+// A server answered and would not run the test (busy, its access list,
+// limits or keys): what the client tells apart from "no server".
+class RefusedError : public Error {
+ public:
+  explicit RefusedError(std::string message) : Error(ExitCode::kRuntime, std::move(message)) {}
+};
+
 struct ControlTarget {
   std::string host;
   uint16_t port = 0;

@@ -98,8 +98,11 @@ proto::Message FlowperfControl::receive(double timeout_s) {
     throw runtime_error("the server at " + where_ + (errno == ECONNRESET ? " reset" : " closed") +
                         " the control connection" + which);
   if (auto* e = std::get_if<proto::ErrorMsg>(&m)) {
-    ExitCode code = e->code == "invalid_spec" ? ExitCode::kUsage : ExitCode::kRuntime;
-    throw Error(code, "server " + where_ + ": " + e->message);
+    // The server answered and would not run it: the spec (a usage error),
+    // or its policy, limits or keys (refused).
+    if (e->code == "invalid_spec")
+      throw Error(ExitCode::kUsage, "server " + where_ + ": " + e->message);
+    throw RefusedError("server " + where_ + ": " + e->message);
   }
   return m;
 }

@@ -1,11 +1,13 @@
 // Wrong values for the options of every front end: the native CLI (client
 // and `server`), the netperf personality and the qperf personality. Each
-// must be refused before anything runs, with exit code 2, a one-line error
-// that names the option, and no crash.
+// must be refused before anything runs, with the front end's exit code for
+// a bad option (flowperf's 2; netperf's and qperf's 1, as theirs), a
+// one-line error that names the option, and no crash.
 //
 // Client commands point at 127.0.0.1 and a port that is bound but not
 // listening, so a value that is wrongly accepted ends quickly in "no server
-// is listening" (exit 1) instead of running a test. Server commands bind
+// is listening" (a line that names no option; netperf exits 255 for it)
+// instead of running a test. Server commands bind
 // 127.0.0.1 and an ephemeral port; a server that wrongly starts is killed
 // after a few seconds.
 //
@@ -422,7 +424,10 @@ class BadInputTest : public ::testing::TestWithParam<BadInput> {
 net::Fd* BadInputTest::dead_ = nullptr;
 std::string BadInputTest::dead_port_;
 
-TEST_P(BadInputTest, RefusedWithOneLineNamingTheOptionAndExit2) {
+// A bad option's exit code in each front end.
+int usage_exit(Front f) { return f == Front::kNetperf || f == Front::kQperf ? 1 : 2; }
+
+TEST_P(BadInputTest, RefusedWithOneLineNamingTheOptionAndTheToolsExitCode) {
   const BadInput& c = GetParam();
   ASSERT_NE(dead_port_, "0");
   const std::vector<std::string> argv = argv_for(c, dead_port_);
@@ -438,8 +443,10 @@ TEST_P(BadInputTest, RefusedWithOneLineNamingTheOptionAndExit2) {
   if (o.signal != 0 && !o.timed_out)
     problems.push_back("killed by signal " + std::to_string(o.signal) + " (a crash)");
   if (o.timed_out) problems.push_back("still running after the time limit (the value was taken)");
-  if (!o.timed_out && o.signal == 0 && o.exit_code != 2)
-    problems.push_back("exit code " + std::to_string(o.exit_code) + ", not 2");
+  const int want = usage_exit(c.front);
+  if (!o.timed_out && o.signal == 0 && o.exit_code != want)
+    problems.push_back("exit code " + std::to_string(o.exit_code) + ", not " +
+                       std::to_string(want));
   // The error: stderr without the "Run `flowperf --help`" pointer line.
   std::vector<std::string> lines;
   std::istringstream err(o.err);
@@ -472,6 +479,37 @@ INSTANTIATE_TEST_SUITE_P(Native, BadInputTest, ::testing::ValuesIn(native_cases(
 INSTANTIATE_TEST_SUITE_P(Server, BadInputTest, ::testing::ValuesIn(server_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Netperf, BadInputTest, ::testing::ValuesIn(netperf_cases()), case_name);
 INSTANTIATE_TEST_SUITE_P(Qperf, BadInputTest, ::testing::ValuesIn(qperf_cases()), case_name);
+
+// A mistyped option or test name gets the nearest known one, in each front
+// end's own words, with its tool's exit code; nothing runs.
+TEST(DidYouMean, EveryFrontEndOffersTheNearestName) {
+  struct Case {
+    std::vector<std::string> args;
+    const char* says;
+    int exit_code;
+  } cases[] = {
+      {{"--raet", "2000"}, "flowperf: --raet: unknown option; did you mean --rate?", 2},
+      {{"-t", "TCP_SREAM"}, "-t TCP_SREAM: unknown test; did you mean TCP_STREAM?", 2},
+      {{"server", "--max-test", "3"}, "--max-test: unknown option; did you mean --max-tests?", 2},
+      {{"netperf", "-t", "TCP_SREAM"}, "(did you mean TCP_STREAM? known:", 1},
+      {{"qperf", "127.0.0.1", "tcp_bww"}, "tcp_bww: bad test (did you mean tcp_bw?)", 1},
+      {{"qperf", "127.0.0.1", "--msg_sise", "1", "tcp_bw"},
+       "--msg_sise: bad option (did you mean --msg_size?)",
+       1},
+      {{"iperf3", "-c", "127.0.0.1", "--revrse"},
+       "iperf3: unrecognized option '--revrse'\niperf3: did you mean '--reverse'?\n",
+       1},
+  };
+  for (const Case& c : cases) {
+    std::vector<std::string> argv = {kBin};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    const Outcome o = Process(argv).wait(15s);
+    SCOPED_TRACE(c.args[0] + " " + c.args[1]);
+    ASSERT_FALSE(o.timed_out);
+    EXPECT_EQ(o.exit_code, c.exit_code) << o.err;
+    EXPECT_NE(o.err.find(c.says), std::string::npos) << o.err;
+  }
+}
 
 }  // namespace
 }  // namespace flowperf::testing

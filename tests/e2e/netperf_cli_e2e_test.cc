@@ -202,12 +202,12 @@ TEST_F(NetperfCli, Seed000UdpStreamWithPort) {
 
 // Seed 000: `netperf -t UDP_STREAM -H 192.168.51.7 -l 30 -- -m 300000` — a
 // datagram larger than UDP can carry: netperf's send error and a failure.
-// flowperf knows before sending: the same stdout, and a usage error (exit 2)
-// whose one line names -m in netperf's words.
+// flowperf knows before sending: the same stdout, and netperf's exit code (1)
+// with one line that names -m in netperf's words.
 TEST_F(NetperfCli, Seed000UdpStreamMessageTooLong) {
   Outcome o = netperf({"-t", "UDP_STREAM", "-l", "1", "--", "-m", "300000"});
   ASSERT_FALSE(o.timed_out);
-  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(o.out, std::string("MIGRATED UDP STREAM TEST") + kBannerTail +
                        "\nsend_data: data send error: Message too long (errno 90)\n");
   EXPECT_EQ(lines_of(o.err).size(), 1u) << o.err;
@@ -703,22 +703,23 @@ NETPERF_ENDING\[0\]=\d+\.\d{3}
 TEST_F(NetperfCli, NoNetserver) {
   Process p({kNetperf, "-H", "127.0.0.1", "-p", "1", "-l", "1"});
   Outcome o = p.wait(30s);
-  EXPECT_NE(o.exit_code, 0);
-  EXPECT_EQ(o.out, "");  // as netperf: the error alone, no banner
+  EXPECT_EQ(o.exit_code, 255);  // netperf's exit(-1)
+  EXPECT_EQ(o.out, "");         // as netperf: the error alone, no banner
   EXPECT_NE(o.err.find("establish control: are you sure there is a netserver listening on "
                        "127.0.0.1 at port 1?"),
             std::string::npos)
       << o.err;
 }
 
+// Exit 1, as netperf exits for a bad option (exit_codes_test compares).
 TEST_F(NetperfCli, UsageErrorsNameTheOption) {
   Outcome o = netperf({"-l", "soon"});
-  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(o.out, "");
   EXPECT_EQ(lines_of(o.err).size(), 1u);
   EXPECT_EQ(o.err.rfind("netperf: -l soon: ", 0), 0u) << o.err;
   o = netperf({"-t", "TCP_NOPE"});
-  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(lines_of(o.err).size(), 1u) << o.err;
   EXPECT_EQ(
       o.err.rfind("netperf: -t TCP_NOPE: the test you requested is unknown to this netperf", 0), 0u)
@@ -739,7 +740,7 @@ TEST(NetperfCliHelp, HelpVersionAndSelectors) {
   EXPECT_EQ(o.exit_code, 0);
   EXPECT_NE(o.out.find("Usage: netserver [options]"), std::string::npos);
   o = Process({kNetserver, "-x"}).wait(10s);
-  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.exit_code, 1);  // as netserver
 }
 
 // ---- netserver -------------------------------------------------------------------
@@ -836,12 +837,12 @@ TEST_F(NetperfCli, DataOptionsAreApplied) {
   EXPECT_NE(o.exit_code, 0);
   EXPECT_NE(o.err.find("cannot use congestion control 'nosuchcc'"), std::string::npos) << o.err;
   // An alignment a page meets runs; what flowperf cannot do is refused
-  // before anything runs, with the reason, and exit 2.
+  // before anything runs, with the reason, and netperf's exit code for it (1).
   o = netperf({"-t", "TCP_RR", "-l", "-10", "-a", "4", "--", "-L", "127.0.0.1"});
   EXPECT_EQ(o.exit_code, 0) << o.err;
   EXPECT_EQ(o.err, "");
   o = netperf({"-t", "TCP_RR", "-l", "-10", "-F", ",x"});
-  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_EQ(o.exit_code, 1);
   EXPECT_EQ(o.out, "");
   EXPECT_NE(o.err.find("-F ,x: a fill file for the server (,rfill) is not sent"), std::string::npos)
       << o.err;
@@ -856,7 +857,7 @@ TEST_F(NetperfCli, DataOptionsAreApplied) {
     EXPECT_EQ(o.err, "") << test;
   }
   o = netperf({"-t", "TCP_RR", "-l", "-10", "-F", fill + ".missing"});
-  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_EQ(o.exit_code, 1) << o.err;
   EXPECT_NE(o.err.find("-F " + fill + ".missing: cannot read the fill file"), std::string::npos)
       << o.err;
 }

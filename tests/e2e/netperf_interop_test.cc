@@ -7,6 +7,8 @@
 // options are netperf_data_options_test.cc.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "e2e/netperf_peers.h"
 
 namespace flowperf::testing {
@@ -206,6 +208,51 @@ TEST(NetperfInterop, NetperfPersonalityReadsRealNetserversCpuMethod) {
     else
       EXPECT_NE(o.out.find("TCP Connect/Close TEST from"), std::string::npos) << o.out;
     EXPECT_EQ(o.out.find("-1.00"), std::string::npos) << "a CPU figure is missing: " << o.out;
+  }
+}
+
+// `-- -r 32x32`: netperf 2.7.1's atoi() reads 32 for both sizes, and so does
+// ours; `32x64` is 32 and 32 too (ours says so on standard error). The real
+// netserver's own byte counts show what ran: as many bytes each way, whole
+// 32-byte messages, for the real netperf and ours alike.
+TEST(NetperfInterop, SizesWrittenWithAnXRunAsNetperfRunsThem) {
+  REQUIRE_PEER();
+  Netserver ns;
+  ASSERT_NE(ns.port(), 0) << "netserver did not start";
+  for (const char* r : {"32x32", "32x64"}) {
+    for (const bool ours : {true, false}) {
+      SCOPED_TRACE(std::string(ours ? "flowperf netperf -r " : "netperf 2.7.1 -r ") + r);
+      std::vector<std::string> argv = ours ? std::vector<std::string>{kBin, "netperf"}
+                                           : std::vector<std::string>{real_netperf()};
+      const std::vector<std::string> args = {
+          "-H",
+          "127.0.0.1",
+          "-p",
+          std::to_string(ns.port()),
+          "-t",
+          "TCP_RR",
+          "-l",
+          "1",
+          "--",
+          "-r",
+          r,
+          "-k",
+          "REQUEST_SIZE,RESPONSE_SIZE,REMOTE_BYTES_SENT,REMOTE_BYTES_RECVD"};
+      argv.insert(argv.end(), args.begin(), args.end());
+      Outcome o = Process(argv).wait(60s);
+      ASSERT_EQ(o.exit_code, 0) << o.out << o.err;
+      auto kv = keyvals(o.out);
+      EXPECT_EQ(kv["REQUEST_SIZE"], 32) << o.out;
+      EXPECT_EQ(kv["RESPONSE_SIZE"], 32) << o.out;
+      EXPECT_GT(kv["REMOTE_BYTES_RECVD"], 0) << o.out;
+      EXPECT_EQ(kv["REMOTE_BYTES_SENT"], kv["REMOTE_BYTES_RECVD"]) << o.out;
+      EXPECT_EQ(std::fmod(kv["REMOTE_BYTES_RECVD"], 32), 0) << o.out;
+      if (ours) {
+        EXPECT_EQ(o.err.find("is read as netperf reads it, 32") != std::string::npos,
+                  std::string(r) == "32x64")
+            << o.err;
+      }
+    }
   }
 }
 
