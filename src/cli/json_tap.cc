@@ -28,8 +28,8 @@ bool JsonTap::write() {
   std::ofstream f(path_, std::ios::trunc);
   if (f) {
     if (lines_.size() == 1) {
-      // As `flowperf --json` prints it (its text is result_json(r).dump(2)).
-      f << nlohmann::json::parse(lines_.front()).dump(2) << '\n';
+      // As `flowperf --json` prints it (report::pretty_json of the document).
+      f << report::pretty_json(nlohmann::json::parse(lines_.front())) << '\n';
     } else {
       for (const std::string& l : lines_) f << "{\"event\":\"end\",\"data\":" << l << "}\n";
     }

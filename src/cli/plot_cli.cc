@@ -22,14 +22,36 @@ std::string base_name(const std::string& path) {
   return name;
 }
 
+// What plot takes, said after each reason it refuses a file.
+constexpr const char* kWhatToGive =
+    "give flowperf --json or --json-stream output, or iperf3 -J output";
+
+// The first line of text, cut to a length an error can quote.
+std::string first_line(const std::string& text) {
+  const size_t from = text.find_first_not_of(" \t\r\n");
+  if (from == std::string::npos) return "";
+  std::string line = text.substr(from, text.find('\n', from) - from);
+  if (line.size() > 40) line = line.substr(0, 40) + "...";
+  for (char& c : line)
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  return line;
+}
+
 // A file of JSON: one document, or JSON lines (--json-stream) whose last
-// "end" event holds the result.
+// "end" event holds the result. Errors name what is wrong with the file in
+// words (not the JSON library's), and what to give.
 nlohmann::json read_document(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw usage_error("plot: cannot read " + path + ": " + std::strerror(errno));
+  if (!in) throw usage_error(std::string("cannot read it: ") + std::strerror(errno));
   std::stringstream buf;
   buf << in.rdbuf();
   const std::string content = buf.str();
+  const size_t start = content.find_first_not_of(" \t\r\n");
+  if (start == std::string::npos)
+    throw usage_error(std::string("the file is empty; ") + kWhatToGive);
+  if (content[start] != '{')
+    throw usage_error("not a result file: it does not start with '{' (it starts \"" +
+                      first_line(content) + "\": text output?); " + kWhatToGive);
   try {
     return nlohmann::json::parse(content);
   } catch (const nlohmann::json::exception&) {
@@ -42,18 +64,16 @@ nlohmann::json read_document(const std::string& path) {
   while (std::getline(lines, line)) {
     ++n;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    try {
-      nlohmann::json j = nlohmann::json::parse(line);
-      if (j.is_object() && j.value("event", "") == "end") end = j["data"];
-    } catch (const nlohmann::json::exception& e) {
-      throw usage_error("plot: " + path + " line " + std::to_string(n) + " is not JSON (" +
-                        e.what() +
-                        "); give flowperf --json or --json-stream output, or iperf3 -J output");
-    }
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded())
+      throw usage_error("line " + std::to_string(n) + " is not JSON (\"" + first_line(line) +
+                        "\"): the file is neither one JSON document nor JSON lines, or was cut "
+                        "short; " +
+                        kWhatToGive);
+    if (j.is_object() && j.value("event", "") == "end") end = j["data"];
   }
   if (end.is_null())
-    throw usage_error("plot: " + path + " has JSON lines but no \"end\" event: was the " +
-                      "--json-stream run cut short?");
+    throw usage_error("JSON lines but no \"end\" event: was the --json-stream run cut short?");
   return end;
 }
 
@@ -86,7 +106,7 @@ int run_plot(const PlotArgs& a) {
       struct stat st {};
       if (::stat(path.c_str(), &st) == 0) add_date(runs.back(), " (file written)", st.st_mtime);
     } catch (const Error& e) {
-      throw Error(e.code(), path + ": " + e.what());
+      throw Error(e.code(), "plot: " + path + ": " + e.what());
     }
   }
   if (a.output.ends_with(".svg")) {

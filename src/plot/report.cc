@@ -632,15 +632,29 @@ std::string html_report(const std::vector<Run>& runs, const std::string& title) 
   for (const auto& c : all)
     o += "<a href=\"#box-" + xml_escape(c.id) + "\">" + xml_escape(c.title) + "</a>";
   o += "</nav>\n";
+  // What is not drawn, and why: the charts over time need interval samples.
+  bool intervals = false, server_lines = false;
+  for (const auto& r : runs) {
+    intervals = intervals || !r.client.t.empty() || !r.server.t.empty();
+    server_lines = server_lines || !r.server.t.empty();
+  }
   if (all.empty())
     o += "<p>No charts: these results have no intervals (run with -i) and no latency "
          "histogram.</p>\n";
+  else if (!intervals)
+    o += "<p class=\"note\">Only the latency distribution is drawn: the charts over time "
+         "(throughput, transactions, latency, loss, congestion window, CPU) need interval "
+         "samples, which a test run with <code>-i SECONDS</code> records (iperf3 records them "
+         "by default).</p>\n";
   for (const auto& c : all)
     o += "<section class=\"chart-box\" id=\"box-" + xml_escape(c.id) + "\">\n" + render_svg(c) +
          "</section>\n";
-  o += std::string("<footer>Made by flowperf ") + kVersion +
-       ". Client and server lines come from each end's own interval samples.</footer>\n"
-       "</body>\n</html>\n";
+  o += std::string("<footer>Made by flowperf ") + kVersion + ".";
+  if (server_lines)
+    o += " Client and server lines come from each end's own interval samples.";
+  else if (intervals)
+    o += " The lines come from the client's interval samples.";
+  o += "</footer>\n</body>\n</html>\n";
   return o;
 }
 

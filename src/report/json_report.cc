@@ -218,7 +218,58 @@ json result_doc(const results::TestResult& r, const Summary& sum, bool marks) {
   return doc;
 }
 
-// Writes n elements as dump(2) would inside a document, the array's own
+// Whether pretty_json writes j on one line: a non-empty array whose
+// elements are scalars or arrays of scalars.
+bool flat_array(const json& j) {
+  if (!j.is_array() || j.empty()) return false;
+  for (const auto& e : j) {
+    if (e.is_object()) return false;
+    if (e.is_array())
+      for (const auto& x : e)
+        if (x.is_structured()) return false;
+  }
+  return true;
+}
+
+// An array on one line, ", " between elements; anything else as dump().
+void inline_json(const json& j, std::string& out) {
+  if (!j.is_array()) {
+    out += j.dump();
+    return;
+  }
+  out += '[';
+  for (size_t i = 0; i < j.size(); ++i) {
+    if (i) out += ", ";
+    inline_json(j[i], out);
+  }
+  out += ']';
+}
+
+void pretty(const json& j, size_t indent, std::string& out) {
+  if (flat_array(j)) {
+    inline_json(j, out);
+    return;
+  }
+  if (!j.is_structured() || j.empty()) {
+    out += j.dump();  // scalars, {} and []
+    return;
+  }
+  out += j.is_object() ? "{\n" : "[\n";
+  size_t i = 0;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    out.append(indent + 2, ' ');
+    if (j.is_object()) {
+      out += json(it.key()).dump();
+      out += ": ";
+    }
+    pretty(it.value(), indent + 2, out);
+    out += ++i < j.size() ? ",\n" : "\n";
+  }
+  out.append(indent, ' ');
+  out += j.is_object() ? '}' : ']';
+}
+
+// Writes n elements as pretty_json would inside a document, the array's own
 // line indented by `indent` spaces; compact, as dump() would.
 template <typename Element>
 void write_array(std::ostream& out, size_t n, size_t indent, bool compact, Element&& element) {
@@ -235,12 +286,12 @@ void write_array(std::ostream& out, size_t n, size_t indent, bool compact, Eleme
   const std::string pad(indent + 2, ' ');
   out << "[\n";
   for (size_t i = 0; i < n; ++i) {
-    const std::string text = element(i).dump(2);
+    const std::string text = pretty_json(element(i));
     out << pad;
     size_t from = 0;
     for (size_t nl = text.find('\n'); nl != std::string::npos; nl = text.find('\n', from)) {
       out.write(text.data() + from, static_cast<std::streamsize>(nl + 1 - from));
-      out << pad;  // dump(2) breaks lines only between tokens: strings escape theirs
+      out << pad;  // lines break only between tokens: strings escape theirs
       from = nl + 1;
     }
     out.write(text.data() + from, static_cast<std::streamsize>(text.size() - from));
@@ -253,6 +304,12 @@ void write_array(std::ostream& out, size_t n, size_t indent, bool compact, Eleme
 
 json result_json(const results::TestResult& r) { return result_doc(r, summarize(r), false); }
 
+std::string pretty_json(const json& j) {
+  std::string out;
+  pretty(j, 0, out);
+  return out;
+}
+
 namespace {
 
 void write_doc(std::ostream& out, const results::TestResult& r, const measure::ConfidenceLoop* loop,
@@ -260,7 +317,7 @@ void write_doc(std::ostream& out, const results::TestResult& r, const measure::C
   const Summary sum = summarize(r);
   json doc = result_doc(r, sum, true);
   if (loop) doc["confidence"] = confidence_json(*loop);
-  const std::string text = compact ? doc.dump() : doc.dump(2);
+  const std::string text = compact ? doc.dump() : pretty_json(doc);
   struct Splice {
     std::string mark;  // as dump() writes it
     size_t n;

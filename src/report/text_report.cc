@@ -28,10 +28,13 @@ std::string label(uint32_t index) { return fmt::format("{:>6}", index); }
 
 }  // namespace
 
-std::string text_header(const results::TestResult& r) {
+std::string text_header(const results::TestResult& r, std::string_view preset) {
   const auto& s = r.spec;
   const auto& info = spec::info(s.test);
-  std::string out = fmt::format("flowperf {}: {} — {}\n", kVersion, info.name, info.title);
+  std::string out = preset.empty()
+                        ? fmt::format("flowperf {}: {} — {}\n", kVersion, info.name, info.title)
+                        : fmt::format("flowperf {}: {} — {} both ways with a latency probe\n",
+                                      kVersion, preset, info.name);
   out += fmt::format(
       "  local {}:{} -> remote {}:{}{}\n", r.local.host, r.local.port, r.remote.host, r.remote.port,
       r.embedded_server ? " (embedded server, started in this process)"
@@ -120,7 +123,7 @@ std::string probe_text(const spec::TestSpec& s, const results::ProbeResult& p) {
   out +=
       fmt::format("  {:>7}  {:>8}  {:>9}  {:>9}  {:>7}  {:>9} {:>9} {:>9} {:>9} {:>10}\n", "Probe",
                   "Time(s)", "Sent", "Answered", "Unsent", "p50", "p90", "p99", "p99.9", "max(us)");
-  std::optional<double> p50[2];
+  std::optional<double> p50[2], p99[2];
   const std::optional<results::TestResult>* phases[2] = {&p.idle, &p.loaded};
   for (int i = 0; i < 2; ++i) {
     const char* name = i == 0 ? "idle" : "loaded";
@@ -138,15 +141,22 @@ std::string probe_text(const spec::TestSpec& s, const results::ProbeResult& p) {
                         us(h->percentile(90)), us(h->percentile(99)), us(h->percentile(99.9)),
                         us(h->max()));
       p50[i] = static_cast<double>(h->percentile(50)) / 1000.0;
+      p99[i] = static_cast<double>(h->percentile(99)) / 1000.0;
     }
     out += fmt::format("  {:>7}  {:8.2f}  {:>9}  {:>9}  {:>7}  {}\n", name, sum.total.elapsed_s,
                        sent, sum.total.transactions, unsent, lat);
     if (sum.total.timeouts) out += fmt::format("  {:>7}  {} timed out\n", "", sum.total.timeouts);
     if (!run.error.empty()) out += fmt::format("  {:>7}  error: {}\n", "", run.error);
   }
+  // The median and the tail, each idle -> loaded: a load that leaves the
+  // median alone can still multiply the p99.
+  auto rise = [](const char* what, double idle, double loaded) {
+    return fmt::format("{} {:.1f} -> {:.1f} us ({:+.1f} us, {:.1f}x)", what, idle, loaded,
+                       loaded - idle, idle > 0 ? loaded / idle : 0.0);
+  };
   if (p50[0] && p50[1])
-    out += fmt::format("  the load added {:+.1f} us to the median ({:.1f}x the idle p50)\n",
-                       *p50[1] - *p50[0], *p50[0] > 0 ? *p50[1] / *p50[0] : 0.0);
+    out += "  under load: " + rise("p50", *p50[0], *p50[1]) + "; " + rise("p99", *p99[0], *p99[1]) +
+           "\n";
   return out;
 }
 

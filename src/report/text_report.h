@@ -8,6 +8,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/units.h"
 #include "measure/confidence.h"
@@ -22,7 +23,9 @@ struct TextOptions {
   bool nic = false;                            // --nic: interface counters of both ends
 };
 
-std::string text_header(const results::TestResult& r);
+// `preset`: the name the test was asked by when it stands for several
+// options (RRUL), printed in place of the test's own name.
+std::string text_header(const results::TestResult& r, std::string_view preset = {});
 std::string text_interval(const spec::TestSpec& spec, const results::IntervalSample& s,
                           const TextOptions& o);
 std::string text_result(const results::TestResult& r, const TextOptions& o);

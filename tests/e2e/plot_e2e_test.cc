@@ -308,6 +308,8 @@ TEST(Plot, BadInputIsRefusedWithWhatToGive) {
   TempDir dir;
   std::ofstream(dir / "notes.json") << "{\"hello\": 1}";
   std::ofstream(dir / "broken.json") << "{\"event\":\"start\"}\nnot json\n";
+  std::ofstream(dir / "text.txt") << "flowperf 0.1.0: TCP_RR — request/response\n";
+  std::ofstream(dir / "empty.json") << "\n";
   struct Case {
     std::vector<std::string> args;
     int code;
@@ -316,6 +318,11 @@ TEST(Plot, BadInputIsRefusedWithWhatToGive) {
       {{"plot", dir / "missing.json", "-o", dir / "x.html"}, 2, "cannot read"},
       {{"plot", dir / "notes.json", "-o", dir / "x.html"}, 2, "iperf3's -J"},
       {{"plot", dir / "broken.json", "-o", dir / "x.html"}, 2, "line 2 is not JSON"},
+      {{"plot", dir / "text.txt", "-o", dir / "x.html"},
+       2,
+       "text.txt: not a result file: it does not start with '{' (it starts \"flowperf 0.1.0: "
+       "TCP_RR"},
+      {{"plot", dir / "empty.json", "-o", dir / "x.html"}, 2, "empty.json: the file is empty"},
       {{"plot", dir / "notes.json"}, 2, "-o"},
   };
   for (const auto& c : cases) {
@@ -324,6 +331,8 @@ TEST(Plot, BadInputIsRefusedWithWhatToGive) {
     Outcome o = run(argv);
     EXPECT_EQ(o.exit_code, c.code) << c.args[1] << o.err;
     EXPECT_NE(o.err.find(c.says), std::string::npos) << o.err;
+    // In words: not the JSON library's own message, and what plot takes.
+    EXPECT_EQ(o.err.find("json.exception"), std::string::npos) << o.err;
   }
   // A chart the results do not have names the ones they do.
   Outcome r = run({kFlowperf, "-t", "TCP_RR", "-l", "1", "-i", "0.5", "--json"});

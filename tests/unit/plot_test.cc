@@ -497,6 +497,37 @@ TEST(Report, SomethingElseIsRefusedSayingWhatWasExpected) {
   }
 }
 
+// Without -i there are no charts over time: the report says so and why, and
+// its footer speaks only of lines it drew.
+TEST(Report, HtmlSaysWhatIsNotDrawnAndWhy) {
+  json rr = {{"schema_version", 1},
+             {"tool", {{"name", "flowperf"}}},
+             {"test", "TCP_RR"},
+             {"intervals", json::array()},
+             {"total",
+              {{"transactions_per_second", 1000},
+               {"latency_us",
+                {{"count", 100},
+                 {"p50", 3.7},
+                 {"p99", 5400.0},
+                 {"p99_9", 5400.0},
+                 {"histogram_ns",
+                  {{"min", 3665},
+                   {"max", 5406270},
+                   {"buckets", {{434, 50}, {436, 49}, {1106, 1}}}}}}}}}};
+  const std::string cdf_only = html_report({read_run(rr, "rr")}, "rr");
+  EXPECT_EQ(count(cdf_only, "<svg "), 1u);
+  EXPECT_NE(cdf_only.find("Only the latency distribution is drawn"), std::string::npos);
+  EXPECT_NE(cdf_only.find("<code>-i SECONDS</code>"), std::string::npos);
+  EXPECT_EQ(cdf_only.find("Client and server lines"), std::string::npos);
+  const std::string both = html_report({read_run(flowperf_stream_doc(2, 4), "s")}, "s");
+  EXPECT_EQ(both.find("Only the latency distribution"), std::string::npos);
+  EXPECT_NE(both.find("Client and server lines come from each end's own"), std::string::npos);
+  const std::string none = html_report({read_run(flowperf_stream_doc(1, 0), "n")}, "n");
+  EXPECT_NE(none.find("No charts: these results have no intervals"), std::string::npos);
+  EXPECT_EQ(none.find("Client and server lines"), std::string::npos);
+}
+
 TEST(Report, HtmlIsSelfContained) {
   const std::string html =
       html_report({read_run(flowperf_stream_doc(2, 4), "one <run>")}, "Report & more");

@@ -174,7 +174,7 @@ TEST(ProbeReport, JsonHasBothPhasesInTheShapeOfTotal) {
   // write_result_json() splices arrays around the probe object: the same text.
   std::ostringstream out;
   report::write_result_json(out, r);
-  EXPECT_EQ(out.str(), j.dump(2));
+  EXPECT_EQ(out.str(), report::pretty_json(j));
   // No probe, no key.
   EXPECT_FALSE(report::result_json(stream_result(nullptr)).contains("probe"));
 }
@@ -192,7 +192,7 @@ TEST(ProbeReport, APhaseThatDidNotRunIsNull) {
   EXPECT_EQ(j["probe"]["idle"]["transactions"], 50);
   const std::string text = report::text_result(r, {});
   EXPECT_THAT(text, HasSubstr("loaded  (did not run)"));
-  EXPECT_THAT(text, Not(HasSubstr("the load added")));
+  EXPECT_THAT(text, Not(HasSubstr("under load: p50")));
 }
 
 TEST(ProbeReport, TextShowsIdleAndLoadedSideBySide) {
@@ -207,7 +207,9 @@ TEST(ProbeReport, TextShowsIdleAndLoadedSideBySide) {
   EXPECT_THAT(text, HasSubstr("   idle      2.00        200        200        3       50.0"));
   EXPECT_THAT(text, HasSubstr(" loaded      3.00        300        297        3"));
   EXPECT_THAT(text, HasSubstr("error: reset by peer"));
-  EXPECT_THAT(text, HasSubstr("the load added +"));
+  // The median and the tail side by side, idle -> loaded.
+  EXPECT_THAT(text, HasSubstr("under load: p50 "));
+  EXPECT_THAT(text, HasSubstr("; p99 "));
   EXPECT_EQ(report::text_result(stream_result(nullptr), {}).find("latency under load"),
             std::string::npos);
 }
@@ -230,7 +232,7 @@ TEST(BidirReport, TheOtherDirectionIsADocumentOfItsOwnAndTheTextSumsBoth) {
   EXPECT_TRUE(j["reverse"]["local"]["flows"].is_array());
   std::ostringstream out;
   report::write_result_json(out, r);
-  EXPECT_EQ(out.str(), j.dump(2));
+  EXPECT_EQ(out.str(), report::pretty_json(j));
 
   const std::string text = report::text_result(r, {});
   EXPECT_THAT(text, HasSubstr("the other direction, TCP_MAERTS at the same time:"));

@@ -204,8 +204,32 @@ std::string written_line(const results::TestResult& r) {
   return out.str();
 }
 
+// pretty_json: dump(2)'s layout, but an array of scalars, or of arrays of scalars (a histogram's
+// buckets), on one line; the same JSON once parsed.
+TEST(JsonReport, PrettyJsonKeepsFlatArraysOnOneLine) {
+  const auto j = nlohmann::json::parse(
+      R"({"a": {"buckets": [[434, 2], [435, 34]], "p": [1.5, 2]}, "e": [], "o": {},
+          "s": "x\ny", "l": [{"k": 1}]})");
+  const std::string text = pretty_json(j);
+  EXPECT_EQ(nlohmann::json::parse(text), j);
+  EXPECT_EQ(text, R"({
+  "a": {
+    "buckets": [[434, 2], [435, 34]],
+    "p": [1.5, 2]
+  },
+  "e": [],
+  "l": [
+    {
+      "k": 1
+    }
+  ],
+  "o": {},
+  "s": "x\ny"
+})");
+}
+
 // write_result_json() splices the streams and flows into the document one by one; the text must be
-// exactly what dumping the whole tree gives.
+// exactly what pretty_json of the whole tree gives.
 TEST(JsonReport, WrittenDocumentIsTheDumpOfTheTree) {
   auto r = base(spec::TestKind::kTcpRr);
   for (uint32_t i = 0; i < 5; ++i) {
@@ -227,19 +251,19 @@ TEST(JsonReport, WrittenDocumentIsTheDumpOfTheTree) {
   }
   r.intervals.push_back({.start_s = 0, .end_s = 1, .flows = {{.transactions = 4}, {}}});
   r.error = "something\nfailed";
-  EXPECT_EQ(written(r), result_json(r).dump(2));
+  EXPECT_EQ(written(r), pretty_json(result_json(r)));
   EXPECT_EQ(written_line(r), result_json(r).dump());  // --json-stream's one line
   EXPECT_EQ(written_line(r).find('\n'), std::string::npos);
   r.have_remote = false;  // "remote": null
-  EXPECT_EQ(written(r), result_json(r).dump(2));
+  EXPECT_EQ(written(r), pretty_json(result_json(r)));
   EXPECT_EQ(written_line(r), result_json(r).dump());
   r.local_side.flows.clear();  // empty arrays
-  EXPECT_EQ(written(r), result_json(r).dump(2));
+  EXPECT_EQ(written(r), pretty_json(result_json(r)));
   EXPECT_EQ(written_line(r), result_json(r).dump());
   auto stream = base(spec::TestKind::kUdpStream);
   stream.local_side.flows = {flow(0), flow(1)};
   stream.remote_side.flows = {flow(0)};
-  EXPECT_EQ(written(stream), result_json(stream).dump(2));
+  EXPECT_EQ(written(stream), pretty_json(result_json(stream)));
   EXPECT_EQ(written_line(stream), result_json(stream).dump());
 }
 
@@ -345,7 +369,7 @@ TEST(Repeat, JsonConfidenceObject) {
                   {rr_run(100, 20, 90), rr_run(102, 20, 90), rr_run(98, 20, 90)});
   ASSERT_TRUE(loop.done());  // latency steady, rate within ±10%: three runs do
   auto j = result_json(rr_run(98, 20, 90), loop);
-  EXPECT_EQ(written(rr_run(98, 20, 90), &loop), j.dump(2));
+  EXPECT_EQ(written(rr_run(98, 20, 90), &loop), pretty_json(j));
   const auto& c = j["confidence"];
   EXPECT_EQ(c["level_percent"], 95);
   EXPECT_DOUBLE_EQ(c["width_percent"].get<double>(), 20);
