@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/suggest.h"
 #include "core/units.h"
 #include "measure/confidence.h"
 #include "spec/test_spec.h"
@@ -85,27 +86,32 @@ measure::ConfidenceGoal repeat_goal(const ClientArgs& a) {
 
 namespace {
 
-uint32_t size_arg(const std::string& opt, const std::string& text) {
+// A byte count; `form` (the whole option's form, with an example) is said
+// after the reason when the count cannot be read.
+uint32_t size_arg(const std::string& opt, const std::string& text, const char* form = nullptr) {
   std::string why;
   auto v = core::parse_size(text, &why);
-  if (!v) throw usage_error(opt + " " + text + ": " + why);
+  if (!v)
+    throw usage_error(opt + " " + text + ": " + why + (form ? "; the form is " : "") +
+                      (form ? form : ""));
   if (*v > 0xffffffffull) throw usage_error(opt + " " + text + ": at most 4294967295 bytes");
   return static_cast<uint32_t>(*v);
 }
 
-// "A,B", "A" (both) — netperf's pair syntax for sizes.
+// "A,B", "A" (both); an empty half takes the other's size ("A," is A,A:
+// unlike netperf's -r, where it leaves the response at 1 byte).
 std::pair<uint32_t, uint32_t> size_pair(const std::string& opt, const std::string& text,
                                         const char* form) {
   if (text.find_first_not_of(',') == std::string::npos)
     throw usage_error(opt + " " + text + ": no size given; the form is " + form);
   auto comma = text.find(',');
   if (comma == std::string::npos) {
-    uint32_t v = size_arg(opt, text);
+    uint32_t v = size_arg(opt, text, form);
     return {v, v};
   }
   std::string a = text.substr(0, comma), b = text.substr(comma + 1);
-  uint32_t first = a.empty() ? 0 : size_arg(opt, a);
-  uint32_t second = b.empty() ? first : size_arg(opt, b);
+  uint32_t first = a.empty() ? 0 : size_arg(opt, a, form);
+  uint32_t second = b.empty() ? first : size_arg(opt, b, form);
   if (a.empty()) first = second;
   return {first, second};
 }
@@ -210,13 +216,13 @@ void check_combinations(const ClientArgs& a, const spec::TestInfo& t) {
 constexpr uint32_t kRrulStreams = 4;           // each way
 constexpr const char* kRrulProbeRate = "100";  // a second
 
+}  // namespace
+
 bool is_rrul(const std::string& test) {
   std::string upper = test;
   for (char& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   return upper == "RRUL";
 }
-
-}  // namespace
 
 spec::TestSpec build_spec(const ClientArgs& a) {
   spec::TestSpec s;
@@ -224,10 +230,15 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   auto kind = rrul ? std::optional(spec::TestKind::kTcpStream) : spec::parse_test_name(a.test);
   if (!kind) {
     std::string names;
-    for (const auto& t : spec::all_tests())
+    std::vector<std::string> known = {"RRUL"};
+    for (const auto& t : spec::all_tests()) {
       names += std::string(names.empty() ? "" : ", ") + t.name;
-    throw usage_error("-t " + a.test + ": unknown test; choose one of " + names +
-                      ", or RRUL (TCP_STREAM --bidir -P 4 --probe 100)");
+      known.emplace_back(t.name);
+    }
+    const std::string near = core::nearest(a.test, known);
+    throw usage_error("-t " + a.test + ": unknown test; " +
+                      (near.empty() ? "" : "did you mean " + near + "? ") + "choose one of " +
+                      names + ", or RRUL (TCP_STREAM --bidir -P 4 --probe 100)");
   }
   s.test = *kind;
   s.duration_s = a.duration;
@@ -283,10 +294,13 @@ spec::TestSpec build_spec(const ClientArgs& a) {
   if (a.given.send_size) s.send_size = size_arg("-m", a.send_size);
   if (a.given.recv_size) s.recv_size = size_arg("-M", a.recv_size);
   if (a.given.local_buf)
-    std::tie(s.local_sndbuf, s.local_rcvbuf) = size_pair("-s", a.local_buf, "SIZE or SEND,RECV");
+    std::tie(s.local_sndbuf, s.local_rcvbuf) =
+        size_pair("-s", a.local_buf, "SIZE or SEND,RECV, e.g. -s 256K");
   if (a.given.remote_buf)
-    std::tie(s.remote_sndbuf, s.remote_rcvbuf) = size_pair("-S", a.remote_buf, "SIZE or SEND,RECV");
-  std::tie(s.request_size, s.response_size) = size_pair("-r", a.rr, "SIZE or REQ,RESP");
+    std::tie(s.remote_sndbuf, s.remote_rcvbuf) =
+        size_pair("-S", a.remote_buf, "SIZE or SEND,RECV, e.g. -S 256K");
+  std::tie(s.request_size, s.response_size) =
+      size_pair("-r", a.rr, "SIZE or REQ,RESP, e.g. -r 32,1024");
   if (a.given.rate) {
     std::string why;
     auto v = core::parse_rate_bps(a.rate, &why);
@@ -339,7 +353,9 @@ ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
       app.add_option("-s,--local-buffer", c.local_buf, "local socket buffers: SIZE or SEND,RECV");
   h.remote_buf = app.add_option("-S,--remote-buffer", c.remote_buf,
                                 "remote socket buffers: SIZE or SEND,RECV");
-  h.rr = app.add_option("-r,--request-response", c.rr, "RR sizes: REQ,RESP or SIZE")
+  h.rr = app.add_option("-r,--request-response", c.rr,
+                        "RR sizes: REQ,RESP, or SIZE for both; a half left empty takes the other's "
+                        "size (32, is 32,32, where netperf's -r 32, leaves the response at 1)")
              ->capture_default_str();
   h.rate =
       app.add_option("-b,--bitrate", c.rate, "UDP_STREAM target rate in bits/s (K, M, G suffixes)");

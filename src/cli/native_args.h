@@ -71,6 +71,8 @@ void note_given(ClientArgs& c, const ClientOptionHandles& h);
 // The test the options describe, checked: a usage Error (exit 2) names the
 // option that is wrong and says what to give.
 spec::TestSpec build_spec(const ClientArgs& a);
+// Whether -t names RRUL (any case): TCP_STREAM both ways with a latency probe.
+bool is_rrul(const std::string& test);
 // What --repeat and --confidence aim for.
 measure::ConfidenceGoal repeat_goal(const ClientArgs& a);
 

@@ -10,6 +10,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -21,11 +22,13 @@
 #include "auth/iperf3_users.h"
 #include "auth/keys.h"
 #include "cli/daemon.h"
+#include "cli/exit_status.h"
 #include "cli/json_tap.h"
 #include "cli/native_args.h"
 #include "cli/server_cli.h"
 #include "cli/signals.h"
 #include "core/error.h"
+#include "core/suggest.h"
 #include "core/units.h"
 #include "core/version.h"
 #include "measure/confidence.h"
@@ -110,6 +113,7 @@ int run_client(const ClientArgs& a) {
         "-t RRUL use --json or --json-stream (their documents hold the probe and the reverse "
         "direction)");
   report::TextOptions text;
+  const std::string preset = is_rrul(a.test) ? "RRUL" : "";
   auto unit = core::parse_rate_unit(a.unit);
   if (!unit)
     throw usage_error("-f " + a.unit + ": unknown unit; use k, m, g (bits) or K, M, G (bytes)");
@@ -168,18 +172,9 @@ int run_client(const ClientArgs& a) {
       std::fflush(stdout);
       header_printed = true;
     };
-    results::TestResult r;
-    try {
-      r = session::run_test_and_probe(s, o);
-    } catch (const Error& e) {
-      // No result to report (no server, a refused test): the stream says
-      // why, and the message goes to stderr as without --json-stream.
-      if (a.json_stream) {
-        std::fputs(json_event("error", nlohmann::json(e.what()).dump()).c_str(), stdout);
-        std::fflush(stdout);
-      }
-      throw;
-    }
+    // No result to report (no server, a refused test) throws: native_main
+    // prints the stream's error event (print_failure) and the message.
+    results::TestResult r = session::run_test_and_probe(s, o);
     r.embedded_server = embedded != nullptr;
     if (a.csv) {
       if (!header_printed) std::fputs(report::csv_header().c_str(), stdout);
@@ -205,7 +200,7 @@ int run_client(const ClientArgs& a) {
     o.on_started = [&](const results::TestResult& started) {
       results::TestResult h = started;
       h.embedded_server = embedded != nullptr;
-      if (!header_printed) std::fputs(report::text_header(h).c_str(), stdout);
+      if (!header_printed) std::fputs(report::text_header(h, preset).c_str(), stdout);
       if (loop)
         std::fputs(report::text_run_heading(run, loop->goal().max_iterations).c_str(), stdout);
       std::fflush(stdout);
@@ -219,7 +214,7 @@ int run_client(const ClientArgs& a) {
       report::write_result_json(std::cout, r);
       std::cout << "\n";
     } else {
-      if (!header_printed) std::fputs(report::text_header(r).c_str(), stdout);
+      if (!header_printed) std::fputs(report::text_header(r, preset).c_str(), stdout);
       std::fputs(report::text_result(r, text).c_str(), stdout);
     }
     std::fflush(stdout);
@@ -246,6 +241,67 @@ int run_client(const ClientArgs& a) {
   }
   std::fflush(stdout);
   return finish_run(a, r);
+}
+
+// CLI11 names the words it could not place ("The following arguments were
+// not expected: 2000 --raet"); an unknown option with the known one nearest
+// to it says more. "" when no word of argv is an unknown option.
+std::string unknown_options(CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> known;
+  auto add = [&known](CLI::App& a) {
+    for (const CLI::Option* o : a.get_options()) {
+      for (const auto& l : o->get_lnames()) known.push_back("--" + l);
+      for (const auto& s : o->get_snames()) known.push_back("-" + s);
+    }
+  };
+  add(app);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) add(*sub);
+  auto is_known = [&known](const std::string& w) {
+    return std::find(known.begin(), known.end(), w) != known.end();
+  };
+  std::string out;
+  for (int i = 1; i < argc; ++i) {
+    std::string w = argv[i];
+    if (w == "--") break;
+    // Not an option: a value, or a negative number given as one.
+    if (w.size() < 2 || w[0] != '-' || std::isdigit(static_cast<unsigned char>(w[1])) ||
+        w[1] == '.')
+      continue;
+    if (auto eq = w.find('='); eq != std::string::npos) w.resize(eq);
+    if (is_known(w)) continue;
+    // -l10 (a value attached) and -46 (flags bundled) are CLI11's to judge.
+    if (w[1] != '-' && is_known(w.substr(0, 2))) continue;
+    const std::string near = core::nearest(w, known);
+    out += (out.empty() ? "" : "; ") + w + ": unknown option" +
+           (near.empty() ? "" : "; did you mean " + near + "?");
+  }
+  return out;
+}
+
+// --json, --json-stream or --csv and a failure before any result (no
+// server, a refused test, a bad option): standard output still says what
+// failed, for a script that reads only it. --json: one document whose
+// "error" has a stable code (docs/json.md); --json-stream: the error event;
+// --csv: a comment line. The message also goes to stderr.
+void print_failure(bool json, bool json_stream, bool csv, Failure failure,
+                   const std::string& message) {
+  if (json) {
+    const nlohmann::json doc = {{"schema_version", 1},
+                                {"tool", {{"name", "flowperf"}, {"version", kVersion}}},
+                                {"error", {{"code", failure_code(failure)}, {"message", message}}}};
+    std::fputs((doc.dump(2) + "\n").c_str(), stdout);
+  } else if (json_stream) {
+    std::fputs(json_event("error", nlohmann::json(message).dump()).c_str(), stdout);
+  } else if (csv) {
+    std::printf("# error: %s: %s\n", failure_code(failure), message.c_str());
+  }
+  std::fflush(stdout);
+}
+
+bool has_word(int argc, char** argv, const char* word) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], word) == 0) return true;
+  return false;
 }
 
 // No arguments: a short loopback suite against an embedded server.
@@ -351,7 +407,14 @@ int native_main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "flowperf: %s\nRun `flowperf --help` for the options.\n", e.what());
+    std::string why = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+      const std::string unknown = unknown_options(app, argc, argv);
+      if (!unknown.empty()) why = unknown;
+    }
+    std::fprintf(stderr, "flowperf: %s\nRun `flowperf --help` for the options.\n", why.c_str());
+    print_failure(has_word(argc, argv, "--json"), has_word(argc, argv, "--json-stream"),
+                  has_word(argc, argv, "--csv"), Failure::kUsage, why);
     return static_cast<int>(ExitCode::kUsage);
   }
   note_given(c, handles);
@@ -362,6 +425,8 @@ int native_main(int argc, char** argv) {
     return run_client(c);
   } catch (const Error& e) {
     std::fprintf(stderr, "flowperf: %s\n", e.what());
+    if (!server->parsed() && !mon->parsed() && !plot->parsed())
+      print_failure(c.json, c.json_stream, c.csv, classify(e), e.what());
     return static_cast<int>(e.code());
   }
 }

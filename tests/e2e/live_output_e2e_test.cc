@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -273,8 +274,57 @@ TEST_F(LiveOutput, MisuseIsRefusedWithExitTwo) {
     const Outcome o = Process(argv(a)).wait(30s);
     EXPECT_EQ(o.exit_code, 2) << extra[1] << ": " << o.err;
     EXPECT_NE(o.err.find(says), std::string::npos) << o.err;
-    EXPECT_TRUE(o.out.empty()) << o.out;
+    // Standard output says it too, in the output asked for (the first of
+    // --json, --json-stream, --csv): a script reading only stdout learns why.
+    auto asked = [&extra](const char* flag) {
+      return std::find(extra.begin(), extra.end(), flag) != extra.end();
+    };
+    if (asked("--json")) {
+      const json doc = json::parse(o.out, nullptr, false);
+      ASSERT_FALSE(doc.is_discarded()) << o.out;
+      EXPECT_EQ(doc["error"]["code"], "usage") << o.out;
+      EXPECT_NE(doc["error"]["message"].get<std::string>().find(says), std::string::npos) << o.out;
+    } else if (asked("--json-stream")) {
+      const auto ev = events(o.out);
+      ASSERT_EQ(ev.size(), 1u) << o.out;
+      EXPECT_EQ(ev[0]["event"], "error");
+      EXPECT_NE(ev[0]["data"].get<std::string>().find(says), std::string::npos) << o.out;
+    } else {
+      EXPECT_EQ(o.out.rfind("# error: usage: ", 0), 0u) << o.out;
+      EXPECT_EQ(std::count(o.out.begin(), o.out.end(), '\n'), 1) << o.out;
+    }
   }
+}
+
+// --json when the test cannot start (nothing listens on the port): one
+// document on standard output whose error has a stable code, the message on
+// standard error too, and the exit code unchanged (1). --csv: a comment line.
+TEST_F(LiveOutput, ATestThatCannotStartGivesAnErrorDocument) {
+  const Outcome o =
+      Process({kBin, "-H", "127.0.0.1", "-p", "1", "-t", "TCP_RR", "-l", "1", "--json"}).wait(30s);
+  ASSERT_FALSE(o.timed_out);
+  EXPECT_EQ(o.exit_code, 1) << o.err;
+  const json doc = json::parse(o.out, nullptr, false);
+  ASSERT_FALSE(doc.is_discarded()) << o.out;
+  EXPECT_EQ(doc["error"]["code"], "no_server") << o.out;
+  const std::string why = doc["error"]["message"].get<std::string>();
+  EXPECT_NE(why.find("no server is listening on 127.0.0.1:1"), std::string::npos) << why;
+  EXPECT_NE(o.err.find(why), std::string::npos) << o.err;
+  EXPECT_EQ(doc["tool"]["name"], "flowperf");
+  const Outcome csv =
+      Process({kBin, "-H", "127.0.0.1", "-p", "1", "-t", "TCP_RR", "-l", "1", "--csv"}).wait(30s);
+  EXPECT_EQ(csv.exit_code, 1) << csv.err;
+  EXPECT_EQ(csv.out.rfind("# error: no_server: no server is listening on 127.0.0.1:1", 0), 0u)
+      << csv.out;
+  // A bad option, with --json given: the usage code, exit 2.
+  const Outcome typo = Process({kBin, "--json", "--raet", "2000"}).wait(30s);
+  EXPECT_EQ(typo.exit_code, 2) << typo.err;
+  const json t = json::parse(typo.out, nullptr, false);
+  ASSERT_FALSE(t.is_discarded()) << typo.out;
+  EXPECT_EQ(t["error"]["code"], "usage");
+  EXPECT_NE(t["error"]["message"].get<std::string>().find("did you mean --rate?"),
+            std::string::npos)
+      << typo.out;
 }
 
 }  // namespace

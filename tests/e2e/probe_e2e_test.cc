@@ -90,14 +90,19 @@ TEST_F(Probe, UdpRrProbeBesideAPacedUdpStream) {
 }
 
 TEST_F(Probe, TextShowsBothRunsSideBySide) {
-  const Outcome o = run({"-t", "TCP_MAERTS", "-l", "1", "--probe", "100", "--baseline", "0.5"});
+  // -t RRUL, one stream each way: the header names RRUL, not TCP_STREAM.
+  const Outcome o =
+      run({"-t", "rrul", "-P", "1", "-l", "1", "--probe", "100", "--baseline", "0.5"});
   EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_NE(o.out.find(": RRUL — TCP_STREAM both ways with a latency probe\n"), std::string::npos)
+      << o.out;
   EXPECT_NE(o.out.find("latency under load: TCP_RR probe, 1 B each way, open loop at 100/s"),
             std::string::npos)
       << o.out;
   EXPECT_NE(o.out.find("   idle  "), std::string::npos) << o.out;
   EXPECT_NE(o.out.find(" loaded  "), std::string::npos) << o.out;
-  EXPECT_NE(o.out.find("the load added"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("under load: p50 "), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("; p99 "), std::string::npos) << o.out;
 }
 
 TEST_F(Probe, ACountedStreamTestEndsItsProbe) {

@@ -6,10 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <CLI/CLI.hpp>
 #include <initializer_list>
 #include <string>
 #include <vector>
 
+#include "cli/native_args.h"
 #include "core/error.h"
 
 namespace flowperf::cli {
@@ -63,6 +65,28 @@ TEST(NativeCli, CongestionControlOnBothEndsOrEach) {
   EXPECT_TRUE(starts_with(error_of({"-K", "a,b,c"}), "-K a,b,c: the form is"));
   EXPECT_TRUE(starts_with(error_of({"-t", "UDP_RR", "-K", ",reno"}),
                           "-K ,reno: congestion control applies to TCP tests, not UDP_RR"));
+}
+
+// -r's halves: an empty one takes the other's size (netperf's -r 32, keeps a
+// 1-byte response instead; --help says which). Errors give the form and an example.
+TEST(NativeCli, RequestResponseHalves) {
+  spec::TestSpec s = parse({"-t", "TCP_RR", "-r", "32,"});
+  EXPECT_EQ(s.request_size, 32u);
+  EXPECT_EQ(s.response_size, 32u);
+  s = parse({"-t", "TCP_RR", "-r", ",64"});
+  EXPECT_EQ(s.request_size, 64u);
+  EXPECT_EQ(s.response_size, 64u);
+  s = parse({"-t", "TCP_RR", "-r", "32,1K"});
+  EXPECT_EQ(s.request_size, 32u);
+  EXPECT_EQ(s.response_size, 1024u);
+  const std::string e = error_of({"-t", "TCP_RR", "-r", "32y"});
+  EXPECT_TRUE(starts_with(e, "-r 32y: ")) << e;
+  EXPECT_NE(e.find("the form is SIZE or REQ,RESP, e.g. -r 32,1024"), std::string::npos) << e;
+  CLI::App app;
+  ClientArgs c;
+  add_client_options(app, c);
+  const std::string help = app.help();
+  EXPECT_NE(help.find("32, is 32,32"), std::string::npos) << help;
 }
 
 TEST(NativeCli, TosInHexOrDecimal) {
