@@ -360,15 +360,13 @@ TEST(Report, TenThousandStreamsBecomeABandNotTenThousandLines) {
   EXPECT_LT(svg.size(), 20000u);
 }
 
-TEST(Report, RrDocumentGivesTheLatencyCdfWithPercentilesMarked) {
+// A TCP_RR document: 100 transactions' latency histogram, and with
+// `intervals` one 1 s interval's percentiles.
+json flowperf_rr_doc(bool intervals) {
   json doc = {
       {"tool", {{"name", "flowperf"}}},
       {"test", "TCP_RR"},
-      {"intervals",
-       {{{"start_s", 0},
-         {"end_s", 1},
-         {"streams", {{{"transactions", 1000}}}},
-         {"sum", {{"latency_us", {{"p50", 30.0}, {"p90", 45.0}, {"p99", 9000.0}}}}}}}},
+      {"intervals", json::array()},
       {"total",
        {{"transactions_per_second", 1000},
         {"latency_us",
@@ -378,6 +376,17 @@ TEST(Report, RrDocumentGivesTheLatencyCdfWithPercentilesMarked) {
           {"p99_9", 5400.0},
           {"histogram_ns",
            {{"min", 3665}, {"max", 5406270}, {"buckets", {{434, 50}, {436, 49}, {1106, 1}}}}}}}}}};
+  if (intervals)
+    doc["intervals"].push_back(
+        {{"start_s", 0},
+         {"end_s", 1},
+         {"streams", {{{"transactions", 1000}}}},
+         {"sum", {{"latency_us", {{"p50", 30.0}, {"p90", 45.0}, {"p99", 9000.0}}}}}});
+  return doc;
+}
+
+TEST(Report, RrDocumentGivesTheLatencyCdfWithPercentilesMarked) {
+  const json doc = flowperf_rr_doc(true);
   const plot::Run r = read_run(doc, "rr");
   ASSERT_EQ(r.latency.size(), 1u);
   const Distribution& d = r.latency[0];
@@ -500,21 +509,7 @@ TEST(Report, SomethingElseIsRefusedSayingWhatWasExpected) {
 // Without -i there are no charts over time: the report says so and why, and
 // its footer speaks only of lines it drew.
 TEST(Report, HtmlSaysWhatIsNotDrawnAndWhy) {
-  json rr = {{"schema_version", 1},
-             {"tool", {{"name", "flowperf"}}},
-             {"test", "TCP_RR"},
-             {"intervals", json::array()},
-             {"total",
-              {{"transactions_per_second", 1000},
-               {"latency_us",
-                {{"count", 100},
-                 {"p50", 3.7},
-                 {"p99", 5400.0},
-                 {"p99_9", 5400.0},
-                 {"histogram_ns",
-                  {{"min", 3665},
-                   {"max", 5406270},
-                   {"buckets", {{434, 50}, {436, 49}, {1106, 1}}}}}}}}}};
+  const json rr = flowperf_rr_doc(false);
   const std::string cdf_only = html_report({read_run(rr, "rr")}, "rr");
   EXPECT_EQ(count(cdf_only, "<svg "), 1u);
   EXPECT_NE(cdf_only.find("Only the latency distribution is drawn"), std::string::npos);
