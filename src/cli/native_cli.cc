@@ -427,7 +427,7 @@ int native_main(int argc, char** argv) {
     std::fprintf(stderr, "flowperf: %s\n", e.what());
     if (!server->parsed() && !mon->parsed() && !plot->parsed())
       print_failure(c.json, c.json_stream, c.csv, classify(e), e.what());
-    return static_cast<int>(e.code());
+    return exit_status(Tool::kFlowperf, e);
   }
 }
 

@@ -1,6 +1,7 @@
 #include "cli/netperf_args.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -32,6 +33,20 @@ std::string lower(std::string_view s) {
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return u;
 }
+
+// The tests this personality runs, by netperf's names: the one list that
+// -t, netperf_test_name() and the unknown-test error read.
+constexpr std::pair<const char*, NetperfTest> kNetperfTests[] = {
+    {"TCP_STREAM", NetperfTest::kTcpStream},
+    {"TCP_MAERTS", NetperfTest::kTcpMaerts},
+    {"TCP_SENDFILE", NetperfTest::kTcpSendfile},
+    {"UDP_STREAM", NetperfTest::kUdpStream},
+    {"TCP_RR", NetperfTest::kTcpRr},
+    {"TCP_CRR", NetperfTest::kTcpCrr},
+    {"TCP_CC", NetperfTest::kTcpCc},
+    {"UDP_RR", NetperfTest::kUdpRr},
+    {"OMNI", NetperfTest::kOmni},
+};
 
 // flowperf's data buffers start on a page boundary (engine::page_buffer).
 constexpr uint64_t kPageAlignment = 4096;
@@ -128,16 +143,12 @@ std::string_view size_form(char opt) {
 // that same size, netperf would still run 32 and say nothing; this says it.
 uint64_t test_size_value(char opt, const std::string& text, std::vector<std::string>* warnings) {
   const size_t x = text.find_first_of("xX");
-  if (x == std::string::npos || x == 0) {
-    std::string why;
-    auto v = core::parse_size(text, &why);
-    if (!v) throw bad(opt, text, fmt::format("not a byte count ({}); {}", why, size_form(opt)));
-    return *v;
-  }
-  const std::string left = text.substr(0, x), right = text.substr(x + 1);
+  const std::string left = x == 0 ? text : text.substr(0, x);
   std::string why;
   auto v = core::parse_size(left, &why);
   if (!v) throw bad(opt, text, fmt::format("not a byte count ({}); {}", why, size_form(opt)));
+  if (x == std::string::npos || x == 0) return *v;
+  const std::string right = text.substr(x + 1);
   auto after = core::parse_size(right, &why);
   if (!after || *after != *v) {
     std::string w = fmt::format(
@@ -354,15 +365,13 @@ void global_option(NetperfArgs& a, char c, const std::optional<std::string>& val
       // netperf's words ("The test you requested (FOO) is unknown to this
       // netperf"), on one line that names the option.
       if (!t) {
-        static const std::vector<std::string> kKnown = {"TCP_STREAM", "TCP_MAERTS", "TCP_SENDFILE",
-                                                        "UDP_STREAM", "TCP_RR",     "TCP_CRR",
-                                                        "TCP_CC",     "UDP_RR",     "OMNI"};
-        const std::string near = core::nearest(a.test_name, kKnown);
-        throw bad('t', v,
-                  "the test you requested is unknown to this netperf (" +
-                      (near.empty() ? std::string() : "did you mean " + near + "? ") +
-                      "known: TCP_STREAM, TCP_MAERTS, TCP_SENDFILE, UDP_STREAM, TCP_RR, TCP_CRR, "
-                      "TCP_CC, UDP_RR, OMNI)");
+        std::vector<std::string> known;
+        for (const auto& [n, test] : kNetperfTests) known.emplace_back(n);
+        const std::string near = core::nearest(a.test_name, known);
+        throw bad(
+            't', v,
+            fmt::format("the test you requested is unknown to this netperf ({}known: {})",
+                        near.empty() ? "" : "did you mean " + near + "? ", fmt::join(known, ", ")));
       }
       a.test = *t;
       break;
@@ -654,8 +663,7 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
     case 'm': {
       auto p = sizes(true);
       if (!p.first && !p.second)
-        throw bad('m', v,
-                  std::string("give local[,remote] send sizes: ") + std::string(size_form('m')));
+        throw bad('m', v, fmt::format("give local[,remote] send sizes: {}", size_form('m')));
       merge_pair(a.send_size, p);
       if (t.implicit_direction) {
         if (p.first) a.direction |= kNetperfXmit;
@@ -666,8 +674,7 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
     case 'M': {
       auto p = sizes(true);
       if (!p.first && !p.second)
-        throw bad('M', v,
-                  std::string("give remote[,local] receive sizes: ") + std::string(size_form('M')));
+        throw bad('M', v, fmt::format("give remote[,local] receive sizes: {}", size_form('M')));
       merge_pair(a.recv_size, p);
       if (t.implicit_direction) {
         if (p.first) a.direction |= kNetperfXmit;
@@ -679,17 +686,14 @@ void test_option(NetperfArgs& a, TestScan& t, char c, const std::optional<std::s
     case 'S': {
       auto p = sizes(false);
       if (!p.first && !p.second)
-        throw bad(
-            c, v,
-            std::string("give send[,recv] socket buffer sizes: ") + std::string(size_form(c)));
+        throw bad(c, v, fmt::format("give send[,recv] socket buffer sizes: {}", size_form(c)));
       merge_pair(c == 's' ? a.local_buf : a.remote_buf, p);
       break;
     }
     case 'r': {
       auto p = sizes(false);
       if (!p.first && !p.second)
-        throw bad('r', v,
-                  std::string("give request[,response] sizes: ") + std::string(size_form('r')));
+        throw bad('r', v, fmt::format("give request[,response] sizes: {}", size_form('r')));
       merge_pair(a.rr_size, p);
       if (t.implicit_direction) a.direction |= kNetperfXmit | kNetperfRecv;
       break;
@@ -889,44 +893,15 @@ std::string join_command_line(int argc, const char* const* argv) {
 int parse_netperf_tos(std::string_view text) { return tos_value('Y', text); }
 
 std::optional<NetperfTest> parse_netperf_test(std::string_view name) {
-  static const std::pair<const char*, NetperfTest> kTests[] = {
-      {"TCP_STREAM", NetperfTest::kTcpStream},
-      {"TCP_MAERTS", NetperfTest::kTcpMaerts},
-      {"TCP_SENDFILE", NetperfTest::kTcpSendfile},
-      {"UDP_STREAM", NetperfTest::kUdpStream},
-      {"TCP_RR", NetperfTest::kTcpRr},
-      {"TCP_CRR", NetperfTest::kTcpCrr},
-      {"TCP_CC", NetperfTest::kTcpCc},
-      {"UDP_RR", NetperfTest::kUdpRr},
-      {"OMNI", NetperfTest::kOmni},
-  };
   std::string u = upper(name);
-  for (const auto& [n, t] : kTests)
+  for (const auto& [n, t] : kNetperfTests)
     if (u == n) return t;
   return std::nullopt;
 }
 
 const char* netperf_test_name(NetperfTest test) {
-  switch (test) {
-    case NetperfTest::kTcpStream:
-      return "TCP_STREAM";
-    case NetperfTest::kTcpMaerts:
-      return "TCP_MAERTS";
-    case NetperfTest::kTcpSendfile:
-      return "TCP_SENDFILE";
-    case NetperfTest::kUdpStream:
-      return "UDP_STREAM";
-    case NetperfTest::kTcpRr:
-      return "TCP_RR";
-    case NetperfTest::kTcpCrr:
-      return "TCP_CRR";
-    case NetperfTest::kTcpCc:
-      return "TCP_CC";
-    case NetperfTest::kUdpRr:
-      return "UDP_RR";
-    case NetperfTest::kOmni:
-      return "OMNI";
-  }
+  for (const auto& [n, t] : kNetperfTests)
+    if (t == test) return n;
   return "?";
 }
 

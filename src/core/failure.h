@@ -18,19 +18,9 @@ enum class Failure {
 // The stable word for a failure in machine-read output: "usage",
 // "no_server", "refused", "runtime", "interrupted".
 inline const char* failure_code(Failure f) {
-  switch (f) {
-    case Failure::kUsage:
-      return "usage";
-    case Failure::kNoServer:
-      return "no_server";
-    case Failure::kRefused:
-      return "refused";
-    case Failure::kInterrupted:
-      return "interrupted";
-    case Failure::kRuntime:
-      break;
-  }
-  return "runtime";
+  static constexpr const char* kCodes[] = {"usage", "no_server", "refused", "runtime",
+                                           "interrupted"};  // in Failure's order
+  return kCodes[static_cast<int>(f)];
 }
 
 }  // namespace flowperf
