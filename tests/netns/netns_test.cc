@@ -11,10 +11,12 @@
 // skips and says why. Traffic only ever goes to 10.77.0.0/24 and fd77::/64
 // on the veth, inside the namespaces this suite makes and deletes.
 #include "netns/fixture.h"
+#include "support/stall_watch.h"
 
 namespace flowperf::testing::netns {
 
 using nlohmann::json;
+using namespace std::chrono_literals;
 
 // ---- 1. rate: TCP_STREAM through tbf ----
 
@@ -30,9 +32,21 @@ void Netns::tcp_stream_through_tbf(uint64_t rate_bps, int mtu, const std::string
   // still queued at the stop are both counted and timed. The whole-test
   // goodput is then unbiased. The receiver's -i intervals show the rate is
   // steady, not an average of bursts.
+  // The machine's own stalls while the test runs (a virtual CPU taken away
+  // for a while): tbf's timers and both ends stop with it, and the link
+  // carries nothing meanwhile. Seen in a flake hunt under load: 115 ms in
+  // one run of 20 (an interval 23.6% short, the whole run 2.8%).
+  StallWatch stalls;
   json j = client({"-t", "TCP_STREAM", "-l", "4", "-i", "0.5"});
+  stalls.stop();
   ASSERT_TRUE(j.is_object());
   QdiscStats after = qdisc_stats(net_->b);
+  const double stalled_s = std::chrono::duration<double>(stalls.total()).count();
+  if (stalls.longest() > 10ms)
+    note(label + ": the machine stalled, " + std::to_string(stalled_s * 1e3) +
+         " ms in all (longest " + std::to_string(stalls.longest().count() / 1'000'000) +
+         " ms; watched at " + (stalls.realtime() ? "real-time" : "normal") +
+         " priority): the bounds below widen by as much of the link's time");
   expect_tcp_stream_reconciles(j);
 
   uint64_t mss = expected_mss(mtu, false);
@@ -50,8 +64,10 @@ void Netns::tcp_stream_through_tbf(uint64_t rate_bps, int mtu, const std::string
   double err = report(label + " goodput", expected / 1e6, measured / 1e6, "Mbit/s");
   // Expected 0: the truth above counts tbf's first burst and the queue drained at the end. What
   // moves it is the emulator: a tbf timer run later than its 10 ms burst covers loses link time
-  // (see shape()). 3% of the 4 s is 120 ms of link time lost that way.
-  EXPECT_LT(std::fabs(err), 3.0) << "goodput off the link's truth by more than 3%";
+  // (see shape()). 3% of the 4 s is 120 ms of link time lost that way; a stall of the whole
+  // machine loses its own length besides.
+  const double stall_pct = 100.0 * stalled_s / elapsed;
+  EXPECT_LT(std::fabs(err), 3.0 + stall_pct) << "goodput off the link's truth by more than 3%";
 
   // Every whole interval but the first (the window opening, tbf's first
   // burst) delivers the link's goodput within 10%.
@@ -68,8 +84,12 @@ void Netns::tcp_stream_through_tbf(uint64_t rate_bps, int mtu, const std::string
     const double off = 100.0 * (rate - expected) / expected;
     if (std::fabs(off) > std::fabs(worst)) worst = off;
     // A read or a tbf dequeue run late moves bytes into the next interval: 10% of 0.5 s is 50 ms
-    // of the link's bytes, more than either is late on a machine the test has to itself.
-    EXPECT_LT(std::fabs(off), 10.0) << "interval " << i << ": " << rate / 1e6 << " Mbit/s";
+    // of the link's bytes, more than either is late on a machine the test has to itself. A stall
+    // of the machine (measured above) takes its length from an interval, at most all of it from
+    // one; an interval above the link's rate has no such excuse.
+    EXPECT_LT(off, 10.0) << "interval " << i << ": " << rate / 1e6 << " Mbit/s";
+    EXPECT_GT(off, -10.0 - 100.0 * stalled_s / dt)
+        << "interval " << i << ": " << rate / 1e6 << " Mbit/s";
   }
   note(label + ": the receiver's worst 0.5 s interval is " + std::to_string(worst) +
        "% off the link's goodput");
