@@ -458,9 +458,12 @@ ClientOptionHandles add_client_options(CLI::App& app, ClientArgs& c) {
   app.add_flag("--call-latency", c.call_latency,
                "TCP_STREAM, TCP_MAERTS, UDP_STREAM: time each send and receive call, waits for "
                "the socket included, into each side's latency histogram (--json)");
-  h.udp_rr_min_timeout = app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
-                                        "UDP_RR: smallest per-transaction timeout in microseconds")
-                             ->capture_default_str();
+  h.udp_rr_min_timeout =
+      app.add_option("--udp-rr-min-timeout", c.udp_rr_min_timeout_us,
+                     "UDP_RR: smallest per-request timeout in microseconds (the timeout "
+                     "follows the round trip and its tail above it; an answer "
+                     "after it counts as late, timed from its request)")
+          ->capture_default_str();
 
   return h;
 }

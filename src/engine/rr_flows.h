@@ -269,11 +269,30 @@ class CrrServerFlow final : public Flow {
 // 1/8 and 1/4 gains are shifts. The timeout is the larger of srtt + 4 x
 // rttvar and 2 x srtt, within [min_ns, 2 s]; 1 s until a round trip is
 // measured. Plain integers, small enough for a tight loop to keep in locals.
+//
+// The timeout only decides when the next request goes out (an answer that
+// comes later still counts, timed from its request), so it should outlast
+// the round trip's tail, which the estimator's mean and deviation do not
+// see: a path with rare stalls (a loopback's scheduler hiccups: 0.1-0.3%
+// of round trips past 50 us) would time out on each. Late answers show that
+// tail, as a spurious retransmission timeout shows TCP its own (RFC 3522):
+// each raises a floor, tail_ns, to twice its round trip; a timeout right
+// after an answer halves it, since a timeout with no answer to come is a
+// loss the floor made the flow wait for, and a late answer raises it again.
+// Timeouts in a row, with no answer between them, are one stall (or an
+// outage), not many losses: as TCP's retransmission timer, each doubles the
+// next request's timeout (backoff) until an answer comes. So a stall costs
+// a few timeouts, about log2 of its length over the timeout, and its late
+// answers then lift the floor past it; the floor falls back while timeouts
+// are losses (a stall's 2 s floor is gone after 15 of them).
 struct RttTimeout {
   static constexpr int64_t kMaxNs = 2'000'000'000, kFirstNs = 1'000'000'000;
   int64_t srtt8 = 0, rttvar4 = 0;
   int64_t min_ns = 0;
+  int64_t tail_ns = 0;  // the floor late answers set
+  int backoff = 0;      // timeouts since the last answer: the timeout's doublings
   void on_rtt(int64_t rtt_ns) noexcept {
+    backoff = 0;
     const int64_t r = rtt_ns > 1 ? rtt_ns : 1;
     if (srtt8 == 0) {
       srtt8 = 8 * r;
@@ -284,11 +303,24 @@ struct RttTimeout {
       rttvar4 += (err < 0 ? -err : err) - (rttvar4 >> 2);
     }
   }
+  // A request was given up on.
+  void on_timeout() noexcept {
+    if (backoff == 0) tail_ns >>= 1;
+    if (backoff < 31) ++backoff;
+  }
+  // An answer came rtt_ns after its request, past the timeout.
+  void on_late(int64_t rtt_ns) noexcept {
+    backoff = 0;
+    const int64_t t = rtt_ns < kMaxNs / 2 ? 2 * rtt_ns : kMaxNs;
+    tail_ns = t > tail_ns ? t : tail_ns;
+  }
   int64_t timeout_ns() const noexcept {
     if (srtt8 == 0) return kFirstNs;
     const int64_t srtt = srtt8 >> 3;
     int64_t t = srtt + (rttvar4 > srtt ? rttvar4 : srtt);
     t = t < min_ns ? min_ns : t;
+    t = t < tail_ns ? tail_ns : t;
+    t = backoff == 0 ? t : (t >= (kMaxNs >> backoff) ? kMaxNs : t << backoff);
     return t > kMaxNs ? kMaxNs : t;
   }
   // Whether a round trip of rtt_ns outlasted the timeout. Most are within
@@ -299,6 +331,32 @@ struct RttTimeout {
     if (rtt_ns <= srtt2 && rtt_ns <= kMaxNs) return false;
     return rtt_ns > timeout_ns();
   }
+};
+
+// The requests a UDP_RR client gave up on lately, the newest kSize: each
+// one's sequence number and the time its latency counts from, so that an
+// answer that comes after all is timed from its own request. The ring is
+// allocated at the first timeout (most flows never have one).
+class GivenUp {
+ public:
+  static constexpr uint32_t kSize = 256;
+  void add(uint64_t seq, Clock::time_point from) noexcept;
+  // The time the request that an answer naming `got` (the sequence number's
+  // bytes that the messages hold, `mask` its bits) counts from, and that
+  // request forgotten: the newest such request among those at most `span`
+  // requests before `latest` (older ones the bytes do not tell apart).
+  // nullopt: none.
+  std::optional<Clock::time_point> take(uint64_t got, uint64_t mask, uint64_t latest,
+                                        uint64_t span) noexcept;
+
+ private:
+  struct Entry {
+    uint64_t seq = 0;
+    Clock::time_point from{};
+    bool live = false;
+  };
+  std::unique_ptr<Entry[]> ring_;
+  uint32_t next_ = 0;
 };
 
 class UdpRrClientFlow final : public Flow {
@@ -354,6 +412,15 @@ class UdpRrClientFlow final : public Flow {
   // When the datagram just received reached the socket (its kernel time
   // stamp), at the latest t, the time recv returned it.
   Clock::time_point arrival(Clock::time_point t) const noexcept;
+  // The request numbered seq, whose latency counts from `from`, is given up
+  // on. `rto`: the timeout in force (run_coarse() keeps it in a local).
+  void give_up(uint64_t seq, Clock::time_point from, RttTimeout& rto) noexcept;
+  // An answer came rtt_ns after its request, past that request's timeout.
+  void count_late(int64_t rtt_ns, RttTimeout& rto) noexcept;
+  // An answer at t naming `got`, not the request in flight: late, if it
+  // answers one given up on lately; otherwise (a duplicate, or older than
+  // GivenUp or the sequence number's bytes tell) counted in duplicates.
+  void answer_given_up(uint64_t got, Clock::time_point t, RttTimeout& rto) noexcept;
   net::Fd fd_;
   std::unique_ptr<char[]> out_, in_;
   uint32_t req_, resp_;
@@ -369,6 +436,7 @@ class UdpRrClientFlow final : public Flow {
   Clock::time_point t0_{}, deadline_{};
   bool chained_ = false;  // t0_ holds the last answer's arrival: the next request starts then
   RttTimeout rto_;
+  GivenUp given_up_;
   RequestWindow burst_;
   Schedule sched_;
   bool unsent_counted_ = false;  // open loop: the requests never sent are counted

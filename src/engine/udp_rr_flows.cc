@@ -103,6 +103,50 @@ Clock::time_point UdpRrClientFlow::arrival(Clock::time_point t) const noexcept {
   return std::min(t, now - std::chrono::nanoseconds(age));
 }
 
+void GivenUp::add(uint64_t seq, Clock::time_point from) noexcept {
+  if (!ring_) {
+    ring_.reset(new (std::nothrow) Entry[kSize]);
+    if (!ring_) return;  // the answer, if it comes, is then a stray
+  }
+  ring_[next_] = {seq, from, true};
+  next_ = (next_ + 1) % kSize;
+}
+
+std::optional<Clock::time_point> GivenUp::take(uint64_t got, uint64_t mask, uint64_t latest,
+                                               uint64_t span) noexcept {
+  if (!ring_) return std::nullopt;
+  for (uint32_t k = 1; k <= kSize; ++k) {  // newest first
+    Entry& e = ring_[(next_ + kSize - k) % kSize];
+    if (e.live && latest - e.seq <= span && (e.seq & mask) == got) {
+      e.live = false;
+      return e.from;
+    }
+  }
+  return std::nullopt;
+}
+
+void UdpRrClientFlow::give_up(uint64_t seq, Clock::time_point from, RttTimeout& rto) noexcept {
+  counters.timeouts.add(1);
+  rto.on_timeout();
+  given_up_.add(seq, from);
+}
+
+void UdpRrClientFlow::count_late(int64_t rtt_ns, RttTimeout& rto) noexcept {
+  counters.late.add(1);
+  rto.on_late(rtt_ns);
+  if (histogram) histogram->record(static_cast<uint64_t>(std::max<int64_t>(rtt_ns, 0)));
+}
+
+void UdpRrClientFlow::answer_given_up(uint64_t got, Clock::time_point t, RttTimeout& rto) noexcept {
+  // The requests the sequence number's bytes tell apart: the latest, and
+  // as many before it as those bytes hold other values.
+  const uint64_t span = seq_bytes_ >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * seq_bytes_)) - 1;
+  if (std::optional<Clock::time_point> from = given_up_.take(got, seq_mask_, seq_, span))
+    count_late(ns_between(*from, t), rto);
+  else
+    counters.duplicates.add(1);
+}
+
 bool UdpRrClientFlow::use_coarse_wait() noexcept {
   if (!blocking_) return false;
   if (precise_left_ > 0) {
@@ -188,10 +232,11 @@ std::optional<Wait> UdpRrClientFlow::run_coarse(PhaseRef phase) noexcept {
     if ((match_sequence && got != (seq & mask)) || (rto.outlasts(rtt) && arrival(t) > deadline())) {
       count_sent(counters, req);
       count_received(counters, n);
-      counters.late.add(1);
       if (match_sequence && got != (seq & mask)) {
         // The answer to a request we gave up on: step() waits on (coarsely)
         // for this one's.
+        seq_ = seq;
+        answer_given_up(got, t, rto);
         waiting_ = true;
         coarse_ = true;
         deadline_ = deadline();
@@ -199,6 +244,8 @@ std::optional<Wait> UdpRrClientFlow::run_coarse(PhaseRef phase) noexcept {
         // Came after the moment an exact timer gives up at: as step() counts
         // it, a timeout, then a late answer; the next request starts now.
         counters.timeouts.add(1);
+        rto.on_timeout();
+        count_late(rtt, rto);
         t0 = t;
       }
       break;
@@ -277,9 +324,10 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         copy_upto8(reinterpret_cast<char*>(&got), in_.get(), seq_mask_);
       const uint64_t want = seq_ & seq_mask_;
       if (match_sequence && got != want) {
-        counters.late.add(1);  // the answer to a request we gave up on
+        answer_given_up(got, t, rto_);  // the answer to a request we gave up on
         continue;
       }
+      int64_t rtt = ns_between(t0_, t);
       if (coarse_ && t > deadline_ && arrival(t) > deadline_) {
         // A blocking recv gives up only at a jiffy boundary; this answer
         // came after the moment an exact timer gives up at, so it counts
@@ -288,11 +336,11 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
         // as it is after ppoll.) Late is not lost: the coarse wait cost
         // nothing extra, so blocking receives go on.
         counters.timeouts.add(1);
-        counters.late.add(1);
+        rto_.on_timeout();
+        count_late(rtt, rto_);
         waiting_ = false;
         continue;
       }
-      int64_t rtt = ns_between(t0_, t);
       rto_.on_rtt(rtt);
       if (histogram) histogram->record(static_cast<uint64_t>(std::max<int64_t>(rtt, 0)));
       counters.transactions.add(1);
@@ -309,7 +357,7 @@ Wait UdpRrClientFlow::step(PhaseRef phase, Clock::time_point now) noexcept {
     if (!again(err) && err != ECONNREFUSED) return fail("recv failed", err);
     now = Clock::now();
     if (now >= deadline_) {
-      counters.timeouts.add(1);
+      give_up(seq_, t0_, rto_);
       if (blocking_) precise_left_ = kPreciseAfterTimeout;
       waiting_ = false;
       continue;
@@ -392,18 +440,23 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase, Clock::time_point now) noexcept
       count_received(counters, n);
       send_blocked = false;
       uint32_t k = 0;  // which request in flight this answers
+      uint64_t got = 0;
       if (match_sequence) {
-        uint64_t got = 0;
         if (static_cast<uint32_t>(n) >= seq_bytes_)
           copy_upto8(reinterpret_cast<char*>(&got), in_.get(), seq_mask_);
         while (k < w.count && (w.nth(k).seq & mask) != got) ++k;
       }
       if (k >= w.count) {
-        counters.late.add(1);  // the answer to a request we gave up on
+        // The answer to a request we gave up on; without sequence numbers
+        // (a netserver peer) not one that can be told, so not timed.
+        if (match_sequence)
+          answer_given_up(got, t, rto_);
+        else
+          counters.late.add(1);
         continue;
       }
       for (; k > 0; --k) {  // overtaken: lost on the way
-        counters.timeouts.add(1);
+        give_up(w.oldest().seq, w.oldest().from, rto_);
         w.pop();
       }
       rto_.on_rtt(ns_between(w.oldest().at, t));
@@ -424,7 +477,7 @@ Wait UdpRrClientFlow::step_burst(PhaseRef phase, Clock::time_point now) noexcept
       const Clock::time_point deadline =
           w.oldest().at + (open ? std::chrono::nanoseconds(RttTimeout::kMaxNs) : timeout());
       if (Clock::now() >= deadline) {
-        counters.timeouts.add(1);
+        give_up(w.oldest().seq, w.oldest().from, rto_);
         w.pop();
         continue;
       }

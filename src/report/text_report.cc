@@ -238,7 +238,9 @@ std::string text_result(const results::TestResult& r, const TextOptions& o) {
         "  transactions: client {}, server {}", sum.total.transactions,
         r.have_remote ? std::to_string(sum.total.remote_transactions) : std::string("(unknown)"));
     if (s.test == spec::TestKind::kUdpRr)
-      out += fmt::format("; timed out {}, late answers {}", sum.total.timeouts, sum.total.late);
+      out += fmt::format("; timed out {}, late answers {} (in the latency figures), unanswered {}",
+                         sum.total.timeouts, sum.total.late,
+                         sum.total.timeouts - std::min(sum.total.late, sum.total.timeouts));
     out += "\n";
     if (const auto& ol = sum.open_loop) {
       // Latency above counts from each request's intended time.

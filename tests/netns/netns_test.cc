@@ -280,12 +280,17 @@ json Netns::udp_rr_with_loss(int percent) {
   EXPECT_GE(u64(c["datagrams_recv"]) + kInFlightAtEnd, arrived);
   // Every answer received completed its transaction or was late; every
   // request completed or timed out.
-  EXPECT_EQ(u64(c["datagrams_recv"]), transactions + late);
+  // (An answer to none of the last 256 requests given up on, after a stall
+  // of that many timeouts, counts apart, as a duplicate.)
+  EXPECT_EQ(u64(c["datagrams_recv"]), transactions + late + u64(c["duplicates"]));
   EXPECT_EQ(requests, transactions + timeouts);
+  // Every answer that came, late or not, is in the latency, from its own
+  // request's send.
+  EXPECT_EQ(u64(t["latency_us"]["count"]), transactions + late);
   // So the timeouts are the drops, plus the late ones (the timeout was too
   // short for them), plus those still in flight at the end.
   const uint64_t socket_drops = req_socket_drops + resp_socket_drops;
-  uint64_t lost = timeouts - late;
+  uint64_t lost = timeouts - late - u64(c["duplicates"]);
   EXPECT_GE(lost, req_drops + resp_drops + socket_drops);
   EXPECT_LE(lost, req_drops + resp_drops + socket_drops + kInFlightAtEnd);
 
