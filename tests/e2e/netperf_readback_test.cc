@@ -36,12 +36,6 @@ struct SockOpts {
   int tos = -1, priority = -1, keepalive = -1, cork = -1;
 };
 
-uint16_t port_of(const sockaddr_storage& a) {
-  if (a.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(a).sin_port);
-  if (a.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(a).sin6_port);
-  return 0;
-}
-
 // pid and its descendants (netserver 2.7 forks a child per test).
 std::vector<pid_t> with_children(pid_t pid) {
   std::vector<pid_t> all = {pid};
@@ -58,40 +52,27 @@ std::vector<pid_t> with_children(pid_t pid) {
 // listeners left out.
 std::vector<SockOpts> data_sockets(pid_t top, uint16_t control) {
   std::vector<SockOpts> found;
-  for (pid_t pid : with_children(top)) {
-    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-    if (pidfd < 0) continue;
-    std::error_code ec;
-    for (const auto& e :
-         std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
-      std::error_code lec;
-      if (std::filesystem::read_symlink(e.path(), lec).string().rfind("socket:", 0) != 0) continue;
-      const int target = std::atoi(e.path().filename().c_str());
-      const int fd = static_cast<int>(::syscall(SYS_pidfd_getfd, pidfd, target, 0));
-      if (fd < 0) continue;
-      sockaddr_storage me{}, peer{};
-      socklen_t ml = sizeof me, pl = sizeof peer;
+  for (pid_t pid : with_children(top))
+    for_each_socket_of(pid, [&](int fd) {
       SockOpts s;
       s.type = int_sockopt(fd, SOL_SOCKET, SO_TYPE);
-      const bool ip = ::getsockname(fd, reinterpret_cast<sockaddr*>(&me), &ml) == 0 &&
-                      (me.ss_family == AF_INET || me.ss_family == AF_INET6);
-      const bool connected = ::getpeername(fd, reinterpret_cast<sockaddr*>(&peer), &pl) == 0;
-      const bool control_conn = port_of(me) == control || (connected && port_of(peer) == control);
+      const uint16_t me = local_port(fd), peer = peer_port(fd);
+      const bool ip = me != 0;
+      const bool connected = peer != 0;
+      const bool control_conn = me == control || peer == control;
       const bool wanted =
           ip && !control_conn && ((s.type == SOCK_STREAM && connected) || s.type == SOCK_DGRAM);
-      if (wanted) {
-        const bool v6 = me.ss_family == AF_INET6;
-        s.tos =
-            v6 ? int_sockopt(fd, IPPROTO_IPV6, IPV6_TCLASS) : int_sockopt(fd, IPPROTO_IP, IP_TOS);
-        s.priority = int_sockopt(fd, SOL_SOCKET, SO_PRIORITY);
-        s.keepalive = int_sockopt(fd, SOL_SOCKET, SO_KEEPALIVE);
-        if (s.type == SOCK_STREAM) s.cork = int_sockopt(fd, IPPROTO_TCP, TCP_CORK);
-        found.push_back(s);
-      }
-      ::close(fd);
-    }
-    ::close(pidfd);
-  }
+      if (!wanted) return;
+      sockaddr_storage a{};
+      socklen_t al = sizeof a;
+      const bool v6 =
+          ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &al) == 0 && a.ss_family == AF_INET6;
+      s.tos = v6 ? int_sockopt(fd, IPPROTO_IPV6, IPV6_TCLASS) : int_sockopt(fd, IPPROTO_IP, IP_TOS);
+      s.priority = int_sockopt(fd, SOL_SOCKET, SO_PRIORITY);
+      s.keepalive = int_sockopt(fd, SOL_SOCKET, SO_KEEPALIVE);
+      if (s.type == SOCK_STREAM) s.cork = int_sockopt(fd, IPPROTO_TCP, TCP_CORK);
+      found.push_back(s);
+    });
   return found;
 }
 
@@ -128,27 +109,32 @@ struct Want {
 };
 
 // Both ends' sockets and CPU masks, sampled while the test runs: the first
-// moment each end holds a data socket of the test's type.
+// moment each end holds a data socket of the test's type, and every CPU
+// list a thread of each end had at any sample. An end binds its thread to
+// the CPU asked for only after it made the socket (a flake hunt caught the
+// moment between, once in 20 runs under load), so the lists are sampled on
+// until the CPU each end was asked for shows, or the test ends.
 struct Seen {
   std::vector<SockOpts> client, server;
   std::set<std::string> client_cpus, server_cpus;
 };
 
-Seen watch(Process& client, pid_t server, uint16_t control, int type) {
+Seen watch(Process& client, pid_t server, uint16_t control, int type, int client_cpu,
+           int server_cpu) {
   Seen seen;
+  auto has_type = [type](const std::vector<SockOpts>& v) {
+    return std::any_of(v.begin(), v.end(), [type](const SockOpts& s) { return s.type == type; });
+  };
+  const std::string want_client = std::to_string(client_cpu),
+                    want_server = std::to_string(server_cpu);
   for (auto end = Clock::now() + 4s; Clock::now() < end; std::this_thread::sleep_for(50ms)) {
-    auto has_type = [type](const std::vector<SockOpts>& v) {
-      return std::any_of(v.begin(), v.end(), [type](const SockOpts& s) { return s.type == type; });
-    };
-    if (!has_type(seen.client)) {
-      seen.client = data_sockets(client.pid(), control);
-      seen.client_cpus = thread_cpu_lists(client.pid());
-    }
-    if (!has_type(seen.server)) {
-      seen.server = data_sockets(server, control);
-      seen.server_cpus = thread_cpu_lists(server);
-    }
-    if (has_type(seen.client) && has_type(seen.server)) break;
+    if (!has_type(seen.client)) seen.client = data_sockets(client.pid(), control);
+    if (!has_type(seen.server)) seen.server = data_sockets(server, control);
+    seen.client_cpus.merge(thread_cpu_lists(client.pid()));
+    seen.server_cpus.merge(thread_cpu_lists(server));
+    if (has_type(seen.client) && has_type(seen.server) && seen.client_cpus.count(want_client) &&
+        seen.server_cpus.count(want_server))
+      break;
   }
   return seen;
 }
@@ -214,7 +200,7 @@ void run_and_check(const std::string& netperf_path, pid_t server, uint16_t port,
   SCOPED_TRACE(netperf_path + " " + test);
   Process client(argv);
   const int type = tcp ? SOCK_STREAM : SOCK_DGRAM;
-  Seen seen = watch(client, server, port, type);
+  Seen seen = watch(client, server, port, type, lcpu, rcpu);
   Outcome o = client.wait(30s);
   EXPECT_EQ(o.exit_code, 0) << o.out << o.err;
   expect_end("netperf's end", seen.client, seen.client_cpus,

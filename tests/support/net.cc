@@ -3,8 +3,13 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 namespace flowperf::testing {
@@ -69,6 +74,48 @@ int int_sockopt(int fd, int level, int name) {
   int v = 0;
   socklen_t len = sizeof v;
   return ::getsockopt(fd, level, name, &v, &len) == 0 ? v : -1;
+}
+
+bool for_each_socket_of(pid_t pid, const std::function<void(int fd)>& f) {
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) return false;
+  bool any_refused = false;
+  std::error_code ec;
+  for (const auto& e :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    std::error_code lec;
+    if (std::filesystem::read_symlink(e.path(), lec).string().rfind("socket:", 0) != 0) continue;
+    const int fd = static_cast<int>(
+        ::syscall(SYS_pidfd_getfd, pidfd, std::atoi(e.path().filename().c_str()), 0));
+    if (fd < 0) {
+      any_refused = any_refused || errno == EPERM;
+      continue;  // closed meanwhile
+    }
+    f(fd);
+    ::close(fd);
+  }
+  ::close(pidfd);
+  return !any_refused;
+}
+
+namespace {
+uint16_t port_of(const sockaddr_storage& a) {
+  if (a.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(a).sin_port);
+  if (a.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(a).sin6_port);
+  return 0;
+}
+}  // namespace
+
+uint16_t local_port(int fd) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  return ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 ? port_of(a) : 0;
+}
+
+uint16_t peer_port(int fd) {
+  sockaddr_storage a{};
+  socklen_t len = sizeof a;
+  return ::getpeername(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0 ? port_of(a) : 0;
 }
 
 }  // namespace flowperf::testing

@@ -2,8 +2,11 @@
 // server to accept, socket pairs, and reading a socket's options back.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "net/fd.h"
@@ -22,5 +25,13 @@ bool wait_accepting(uint16_t port, std::chrono::milliseconds limit = std::chrono
 bool udp_pair(net::Fd& a, net::Fd& b);
 // An integer socket option as the kernel reports it, or -1.
 int int_sockopt(int fd, int level, int name);
+// Calls f with a copy (pidfd_getfd(2)) of each socket process `pid` holds
+// (its own, not its children's), closed after the call, so a test asks the
+// kernel for another process's socket options. False when the kernel would
+// not hand them over (it needs ptrace rights over the process).
+bool for_each_socket_of(pid_t pid, const std::function<void(int fd)>& f);
+// A socket's address's port (IPv4 or IPv6; 0 for others), and its peer's.
+uint16_t local_port(int fd);
+uint16_t peer_port(int fd);
 
 }  // namespace flowperf::testing
