@@ -63,6 +63,9 @@ enum class Id {
   kHelp,
   kVersion4,
   kVersion6,
+  kJsonStreamFullOutput,
+  kCntlKa,
+  kMptcp,
   // Server
   kServer,
   kDaemon,
@@ -74,6 +77,7 @@ enum class Id {
   kTimeSkew,
   kMaxTests,
   kOneAtATime,
+  kServerMaxDuration,
   // Client
   kClient,
   kSctp,
@@ -111,6 +115,8 @@ enum class Id {
   kUsername,
   kRsaPublicKey,
   kUsePkcs1Padding,
+  kSkipRxCopy,
+  kGsro,
 };
 
 struct Option {
@@ -121,7 +127,9 @@ struct Option {
 };
 
 // 3.12's options (getopt string "p:f:i:D1VJvsc:ub:t:n:k:l:P:Rw:B:M:N46S:L:ZO:F:A:T:C:dI:hX:"
-// and its long options), 3.17's --json-stream, and flowperf's own two server options.
+// and its long options), the ones added up to 3.21 (--json-stream, -m, --cntl-ka,
+// --json-stream-full-output, --server-max-duration, --skip-rx-copy, --gsro), and flowperf's own
+// two server options.
 constexpr Option kOptions[] = {
     {'p', "port", Arg::kRequired, Id::kPort},
     {'f', "format", Arg::kRequired, Id::kFormat},
@@ -134,6 +142,9 @@ constexpr Option kOptions[] = {
     {'V', "verbose", Arg::kNone, Id::kVerbose},
     {'J', "json", Arg::kNone, Id::kJson},
     {0, "json-stream", Arg::kNone, Id::kJsonStream},
+    {0, "json-stream-full-output", Arg::kNone, Id::kJsonStreamFullOutput},
+    {0, "cntl-ka", Arg::kOptional, Id::kCntlKa},
+    {'m', "mptcp", Arg::kNone, Id::kMptcp},
     {0, "logfile", Arg::kRequired, Id::kLogfile},
     {0, "forceflush", Arg::kNone, Id::kForceflush},
     {0, "timestamps", Arg::kOptional, Id::kTimestamps},
@@ -155,6 +166,7 @@ constexpr Option kOptions[] = {
     {0, "use-pkcs1-padding", Arg::kNone, Id::kUsePkcs1Padding},
     {0, "max-tests", Arg::kRequired, Id::kMaxTests},
     {0, "one-at-a-time", Arg::kNone, Id::kOneAtATime},
+    {0, "server-max-duration", Arg::kRequired, Id::kServerMaxDuration},
     {'c', "client", Arg::kRequired, Id::kClient},
     {0, "sctp", Arg::kNone, Id::kSctp},
     {'X', "xbind", Arg::kRequired, Id::kXbind},
@@ -192,6 +204,8 @@ constexpr Option kOptions[] = {
     {0, "dont-fragment", Arg::kNone, Id::kDontFragment},
     {0, "username", Arg::kRequired, Id::kUsername},
     {0, "rsa-public-key-path", Arg::kRequired, Id::kRsaPublicKey},
+    {0, "skip-rx-copy", Arg::kNone, Id::kSkipRxCopy},
+    {0, "gsro", Arg::kNone, Id::kGsro},
 };
 
 const Option* find_short(char c) {
@@ -482,6 +496,52 @@ std::optional<Iperf3Parse> Parser::apply(const Option& o, const std::optional<st
     case Id::kJsonStream:
       a_.json_stream = true;  // 3.17's line-per-event JSON (the client's; a server refuses it)
       break;
+    case Id::kJsonStreamFullOutput:
+      a_.json_stream_full_output = true;  // either end; without --json-stream it changes nothing
+      break;
+    case Id::kCntlKa: {
+      // "=IDLE/INTERVAL/COUNT", each part optional ("=30", "=/5", "=//3"):
+      // seconds, seconds and probes; an empty or absent part keeps the
+      // system's value.
+      net::Keepalive k;
+      if (value) {
+        int* parts[] = {&k.idle_s, &k.interval_s, &k.count};
+        std::string rest = v;
+        for (int i = 0; i < 3; ++i) {
+          const auto slash = rest.find('/');
+          const std::string part = rest.substr(0, slash);
+          if (!part.empty()) {
+            auto n = parse_int(part);
+            if (!n || *n < 0 || *n > INT_MAX)
+              return parameter_error(bad_value(
+                  shown, v, "IDLE/INTERVAL/COUNT, each a whole number or empty (e.g. 30/5/3)"));
+            *parts[i] = static_cast<int>(*n);
+          }
+          if (slash == std::string::npos) {
+            rest.clear();
+            break;
+          }
+          rest = rest.substr(slash + 1);
+          if (i == 2)
+            return parameter_error(
+                bad_value(shown, v, "IDLE/INTERVAL/COUNT: at most three parts (e.g. 30/5/3)"));
+        }
+      }
+      // 3.21's check on the values given (the system's fill in the others
+      // once the connection is made, and are checked again then).
+      if (k.idle_s != 0 &&
+          static_cast<long long>(k.idle_s) <= static_cast<long long>(k.interval_s) * k.count)
+        return parameter_error(
+            "control connection Keepalive period should be larger than the full retry period "
+            "(interval * count): ");
+      a_.control_keepalive = k;
+      break;
+    }
+    case Id::kMptcp:
+      refuse(shown +
+             ": MPTCP data connections are not implemented in flowperf's iperf3 personality "
+             "yet; run without -m (plain TCP)");
+      break;
     case Id::kLogfile:
       a_.logfile = v;
       break;
@@ -546,6 +606,14 @@ std::optional<Iperf3Parse> Parser::apply(const Option& o, const std::optional<st
       a_.one_off = true;
       server_flag_ = true;
       break;
+    case Id::kServerMaxDuration: {
+      auto r = whole("a number of seconds, 0 to 86400", 0, kMaxTime,
+                     "test duration valid values are 0 to 86400 seconds");
+      if (auto* e = std::get_if<Iperf3Parse>(&r)) return *e;
+      a_.server_max_duration_s = static_cast<int>(std::get<long long>(r));
+      server_flag_ = true;
+      break;
+    }
     case Id::kServerBitrateLimit:
       server_flag_ = true;
       refuse(shown +
@@ -816,6 +884,18 @@ std::optional<Iperf3Parse> Parser::apply(const Option& o, const std::optional<st
     case Id::kDontFragment:
       a_.dont_fragment = true;
       client_flag_ = true;
+      break;
+    case Id::kSkipRxCopy:
+      client_flag_ = true;
+      refuse(shown +
+             ": receiving with MSG_TRUNC (no copy) is not implemented in flowperf's iperf3 "
+             "personality yet; run without it");
+      break;
+    case Id::kGsro:
+      client_flag_ = true;
+      refuse(shown +
+             ": UDP GSO/GRO for iperf3 tests is not implemented in flowperf's iperf3 personality "
+             "yet; run without it");
       break;
   }
   return std::nullopt;

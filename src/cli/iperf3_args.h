@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/ip_family.h"
+#include "net/socket.h"
 
 namespace flowperf::cli {
 
@@ -20,22 +21,28 @@ struct Iperf3Args {
   Mode mode = Mode::kClient;
 
   // Both ends
-  uint16_t port = 5201;                   // -p
-  char format = 'a';                      // -f [kmgtKMGT]; 'a': adaptive
-  double interval_s = 1;                  // -i; 0: no interval reports
-  std::string pidfile;                    // -I
-  int affinity_local = -1;                // -A n[,m]: n
-  int affinity_remote = -1;               // -A n,m: m (sent as server_affinity)
-  std::string bind_host;                  // -B host (a "%dev" part is refused)
-  bool verbose = false;                   // -V
-  bool json = false;                      // -J
-  bool json_stream = false;               // --json-stream (3.17's line-per-event JSON)
+  uint16_t port = 5201;      // -p
+  char format = 'a';         // -f [kmgtKMGT]; 'a': adaptive
+  double interval_s = 1;     // -i; 0: no interval reports
+  std::string pidfile;       // -I
+  int affinity_local = -1;   // -A n[,m]: n
+  int affinity_remote = -1;  // -A n,m: m (sent as server_affinity)
+  std::string bind_host;     // -B host (a "%dev" part is refused)
+  bool verbose = false;      // -V
+  bool json = false;         // -J
+  bool json_stream = false;  // --json-stream (3.17's line-per-event JSON)
+  // --json-stream-full-output (3.20): with --json-stream, the whole -J
+  // document after the events too; alone, nothing.
+  bool json_stream_full_output = false;
   std::string logfile;                    // --logfile
   bool forceflush = false;                // --forceflush
   std::optional<std::string> timestamps;  // --timestamps[=strftime format]; "" → iperf3's default
   int rcv_timeout_ms = 120000;            // --rcv-timeout
   int debug = 0;                          // -d[=level]; -d alone: 4
   IpFamily family = IpFamily::kAny;       // -4 / -6
+  // --cntl-ka[=IDLE/INTERVAL/COUNT] (3.19): TCP keepalive on the control
+  // connection; a value 0 (not given) keeps the system's.
+  std::optional<net::Keepalive> control_keepalive;
 
   // Server
   bool daemon = false;     // -D
@@ -48,6 +55,9 @@ struct Iperf3Args {
   std::string rsa_private_key_path;   // --rsa-private-key-path
   std::string authorized_users_path;  // --authorized-users-path
   int time_skew_threshold_s = 10;     // --time-skew-threshold
+  // --server-max-duration (3.20): a test longer than this (-t plus -O), or
+  // one without a time (-t 0, -n, -k), is refused; 0: no such limit.
+  int server_max_duration_s = 0;
 
   // Client
   std::string host;             // -c

@@ -240,6 +240,9 @@ int run_client(const Iperf3Args& a, Sink& sink, std::function<std::string()> aut
   o.interval_s = a.interval_s;
   o.fq_rate = a.fq_rate;
   o.rcv_timeout_s = a.rcv_timeout_ms / 1000.0;
+  o.control_keepalive = a.control_keepalive;
+  if (a.verbose && !a.json && !a.json_stream)
+    o.verbose = [&sink](const std::string& line) { sink.text(line); };
   o.authtoken = std::move(authtoken);
   if (a.debug > 0) o.debug = [&sink](const std::string& m) { sink.error("iperf3 debug: " + m); };
   o.interrupt = install_interrupt_handler();
@@ -284,19 +287,21 @@ int run_client(const Iperf3Args& a, Sink& sink, std::function<std::string()> aut
   } else {
     o.on_connecting = [&](const rp::StartInfo& s) { started = s; };
   }
+  // The whole -J document at the end: -J's, or with --json-stream the
+  // events' and then (--json-stream-full-output, 3.20) that document too.
+  const bool whole_json = a.json_stream ? a.json_stream_full_output : a.json;
   session::Iperf3ClientRun run;
   try {
     run = session::run_iperf3_client(o);
   } catch (const session::Iperf3Error& e) {
-    if (a.json_stream) {
-      sink.raw(stream_event("error", e.what()));
-    } else if (a.json) {
+    if (a.json_stream) sink.raw(stream_event("error", e.what()));
+    if (whole_json) {
       rp::StartInfo s = started;
       s.peer_host = a.host;
       s.peer_port = a.port;
       s.version = session::iperf3::version_text();
       sink.raw(rp::json_error(s, e.what()));
-    } else {
+    } else if (!a.json_stream) {
       sink.error(std::string("iperf3: error - ") + e.what());
     }
     return 1;
@@ -310,11 +315,12 @@ int run_client(const Iperf3Args& a, Sink& sink, std::function<std::string()> aut
     if (!run.error.empty()) sink.raw(stream_event("error", run.error));
     if (run.interrupted) sink.raw(stream_event("error", "interrupt - the client has terminated"));
     sink.raw(stream_event("end", document(run.report)["end"]));
-  } else if (a.json) {
+  }
+  if (whole_json) {
     if (!run.error.empty()) run.report.error = run.error;
     if (run.interrupted) run.report.error = "interrupt - the client has terminated";
     sink.raw(rp::json(run.report));
-  } else {
+  } else if (!a.json_stream) {
     std::string summary = rp::text_summary(run.report, f);  // with the server's output, if asked
     if (a.verbose) {
       summary = insert_before(summary, "[ ID]", "Test Complete. Summary Results:\n");
@@ -356,6 +362,13 @@ int run_server(const Iperf3Args& a, Sink& sink, std::optional<session::Iperf3Aut
   config.iperf3.interval_s = a.interval_s;
   config.iperf3.forceflush = a.forceflush;
   config.iperf3.auth = std::move(auth);
+  config.iperf3.verbose = a.verbose;
+  config.iperf3.control_keepalive = a.control_keepalive;
+  if (a.server_max_duration_s > 0) {
+    config.iperf3.max_duration_s = a.server_max_duration_s;
+    // The server's own limit, which every protocol it serves obeys, no longer.
+    config.max_duration_s = std::min<double>(config.max_duration_s, a.server_max_duration_s);
+  }
   if (a.json)
     config.iperf3.print = [&sink](const std::string& t) { sink.raw(t); };
   else

@@ -10,7 +10,8 @@ std::string iperf3_usage() {
   return R"(Usage: iperf3 [-s|-c host] [options]
        iperf3 [-h|--help] [-v|--version]
 
-flowperf's iperf3 personality: iperf3 3.12's options and protocol.
+flowperf's iperf3 personality: iperf3 3.12's options and protocol, and the
+options added up to 3.21.
 
 Server or Client:
   -p, --port      #         the port the server listens on and clients connect to
@@ -29,12 +30,17 @@ Server or Client:
   -J, --json                print one JSON object with the whole test
   --json-stream             print one JSON object a line as the test goes:
                             start, each interval, end (iperf3 3.17's; client)
+  --json-stream-full-output with --json-stream, also the whole -J object at the end
   --logfile f               append the output to file f instead of the terminal
   --forceflush              flush the output after every report
   --timestamps<=format>     start every output line with the time; "=" and a
                             strftime(3) format choose how it is written
   --rcv-timeout #           give up after # ms without data (default 120000)
   --snd-timeout #           (not supported here) ms limit for unacknowledged data
+  --cntl-ka[=#/#/#]         TCP keepalive on the control connection: idle seconds,
+                            seconds between probes, probes; an empty part keeps
+                            the system's value
+  -m, --mptcp               (not supported here yet) MPTCP data connections
   -d, --debug[=#]           print debugging messages; "=" and a level from 1 to 4
                             choose how many (default 4: all)
   -v, --version             print the version and system, then exit
@@ -45,6 +51,8 @@ Server specific:
   -1, --one-off             serve a single test, then exit
   --server-bitrate-limit #[KMG][/#]  (not supported here) cap the total rate
   --idle-timeout #          restart the server after # seconds without a test
+  --server-max-duration #   refuse tests longer than # seconds (-t plus -O), and
+                            tests without a time (-t 0, -n, -k)
   --max-tests #             flowperf's: tests served at the same time (default 100)
   --one-at-a-time           flowperf's: serve one test at a time and turn other
                             clients away as busy, as iperf3 does
@@ -97,6 +105,9 @@ Client specific:
   --udp-counters-64bit      64-bit sequence numbers in UDP datagrams
   --repeating-payload       send a repeating pattern instead of random bytes
   --dont-fragment           set IPv4's Don't Fragment bit
+  --skip-rx-copy            (not supported here yet) receive without copying
+                            (MSG_TRUNC)
+  --gsro                    (not supported here yet) UDP GSO and GRO at both ends
   --username                the name to authenticate as; the password comes
                             from IPERF3_PASSWORD, else it is asked for
   --rsa-public-key-path     the server's RSA public key (PEM) for the token

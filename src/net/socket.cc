@@ -269,6 +269,36 @@ static int get_int_opt(int fd, int opt) {
 int get_sndbuf(int fd) { return get_int_opt(fd, SO_SNDBUF); }
 int get_rcvbuf(int fd) { return get_int_opt(fd, SO_RCVBUF); }
 
+int set_keepalive(int fd, const Keepalive& k, const char** failed) {
+  struct Step {
+    int level, name, value;
+    const char* what;
+  };
+  const Step steps[] = {{SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE"},
+                        {IPPROTO_TCP, TCP_KEEPIDLE, k.idle_s, "TCP_KEEPIDLE"},
+                        {IPPROTO_TCP, TCP_KEEPINTVL, k.interval_s, "TCP_KEEPINTVL"},
+                        {IPPROTO_TCP, TCP_KEEPCNT, k.count, "TCP_KEEPCNT"}};
+  for (const Step& s : steps) {
+    if (s.value == 0) continue;  // the system's
+    if (::setsockopt(fd, s.level, s.name, &s.value, sizeof s.value) != 0) {
+      if (failed) *failed = s.what;
+      return errno;
+    }
+  }
+  return 0;
+}
+
+KeepaliveState keepalive_of(int fd) {
+  auto get = [fd](int level, int name) {
+    int v = 0;
+    socklen_t len = sizeof v;
+    return ::getsockopt(fd, level, name, &v, &len) == 0 ? v : 0;
+  };
+  return {get(SOL_SOCKET, SO_KEEPALIVE) != 0,
+          {get(IPPROTO_TCP, TCP_KEEPIDLE), get(IPPROTO_TCP, TCP_KEEPINTVL),
+           get(IPPROTO_TCP, TCP_KEEPCNT)}};
+}
+
 uint64_t raise_fd_limit() {
   rlimit rl{};
   if (::getrlimit(RLIMIT_NOFILE, &rl) != 0) return 0;

@@ -55,6 +55,24 @@ void set_nonblocking(int fd, bool on);
 int get_sndbuf(int fd);
 int get_rcvbuf(int fd);
 
+// TCP keepalive on a connection (a control connection that may sit idle
+// behind a NAT or a firewall): the seconds idle before the first probe,
+// between probes, and the probes unanswered before the connection is
+// dropped. 0 keeps the system's value (net.ipv4.tcp_keepalive_*).
+struct Keepalive {
+  int idle_s = 0, interval_s = 0, count = 0;
+};
+// Turns keepalive on with the values k gives. Returns 0, or the errno of the
+// first call that failed, with that option's name ("SO_KEEPALIVE",
+// "TCP_KEEPIDLE", ...) in *failed.
+int set_keepalive(int fd, const Keepalive& k, const char** failed);
+// What the kernel holds for fd: on or off, and the three values in force.
+struct KeepaliveState {
+  bool on = false;
+  Keepalive values;
+};
+KeepaliveState keepalive_of(int fd);
+
 // The options one end's data sockets get (engine::socket_options() builds
 // them from a TestSpec). apply_socket_options() is the one place a data
 // socket of any test, front end or wire protocol gets them; a listener's

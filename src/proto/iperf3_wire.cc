@@ -313,6 +313,10 @@ std::string server_error_text(int32_t code) {
       return "unable to receive parameters from client";
     case kErrCreateStream:
       return "unable to create a new stream";
+    case kErrMaxDuration:
+      return "client's requested duration exceeds the server's maximum permitted limit";
+    case kErrDurationExpired:
+      return "server test duration expired";
     default:
       return {};
   }

@@ -73,6 +73,10 @@ inline constexpr int32_t kErrSetCongestion = 134;  // "unable to set TCP_CONGEST
 inline constexpr int32_t kErrSetTos = 125;         // "unable to set IP TOS"
 inline constexpr int32_t kErrRecvParams = 114;     // "unable to receive parameters from client"
 inline constexpr int32_t kErrCreateStream = 200;   // "unable to create a new stream"
+// 3.20's --server-max-duration refused the test (no errno follows).
+inline constexpr int32_t kErrMaxDuration = 37;
+// 3.21: the server's timer (time + omit + 40 s) ended the test.
+inline constexpr int32_t kErrDurationExpired = 160;
 
 // A fresh cookie: 36 characters of a-z2-7 from the kernel's random source,
 // then a NUL.

@@ -107,6 +107,15 @@ Iperf3ClientRun run_iperf3_client(const Iperf3ClientOptions& o) {
   int one = 1;
   ::setsockopt(control.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   const int c = control.get();
+  if (o.control_keepalive) {
+    std::string line;
+    try {
+      line = iperf3::set_control_keepalive(c, *o.control_keepalive);
+    } catch (const Error& e) {
+      throw Iperf3Error(e.what());
+    }
+    if (o.verbose) o.verbose(line);
+  }
   const std::string cookie = ip::make_cookie();
   if (net::sys::write_all(c, cookie.data(), cookie.size(), core::after(30)) !=
       net::sys::IoStatus::kOk)

@@ -7,10 +7,12 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
 #include "core/ip_family.h"
+#include "net/socket.h"
 #include "proto/iperf3_wire.h"
 #include "results/iperf3_run.h"
 #include "results/test_result.h"
@@ -29,6 +31,10 @@ struct Iperf3ClientOptions {
   int cpu = -1;                  // -A: the CPU this end's data path runs on
   uint64_t fq_rate = 0;          // --fq-rate bits/s, on this end's sockets
   double rcv_timeout_s = 120;    // --rcv-timeout: a receiving test with no data this long fails
+  // --cntl-ka: TCP keepalive on the control connection (0s: the system's).
+  std::optional<net::Keepalive> control_keepalive;
+  // -V: the lines the exchange itself prints (the keepalive in force).
+  std::function<void(const std::string&)> verbose;
   const std::atomic<bool>* interrupt = nullptr;
   // --username: makes the parameters' "authtoken" as they are sent (its
   // time is then); empty: none is sent.

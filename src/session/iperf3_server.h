@@ -24,6 +24,7 @@
 #include "auth/iperf3_rsa.h"
 #include "auth/iperf3_users.h"
 #include "net/fd.h"
+#include "net/socket.h"
 #include "session/access_policy.h"
 
 namespace flowperf::session {
@@ -63,6 +64,13 @@ struct Iperf3ServerOptions {
   std::function<void(Iperf3TestEnd)> on_test_end;
   // Not set: tokens are ignored (3.12 without authentication does the same).
   std::optional<Iperf3Auth> auth;
+  // --cntl-ka: TCP keepalive on each control connection (0s: the system's).
+  std::optional<net::Keepalive> control_keepalive;
+  bool verbose = false;  // -V: the keepalive in force, per test, to `print`
+  // --server-max-duration (iperf3 3.20): tests longer than this (-t plus
+  // -O), and those without a time (-t 0, -n, -k), are refused with error
+  // 37; 0: only the server's own --max-duration applies.
+  int max_duration_s = 0;
 };
 
 // The server's shared state for iperf3 tests: which cookies wait for data

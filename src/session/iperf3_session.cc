@@ -41,7 +41,7 @@ namespace flowperf::session {
 
 bool Iperf3Desk::open(const std::string& cookie, std::optional<IpAddr> peer) {
   std::lock_guard<std::mutex> lock(mu_);
-  return tests_.emplace(cookie, Waiting{peer}).second;
+  return tests_.emplace(cookie, Waiting{.peer = peer, .taking = true, .arrived = {}}).second;
 }
 
 void Iperf3Desk::close(const std::string& cookie) {
@@ -164,6 +164,15 @@ class Iperf3Session {
       return false;
     }
     ::setsockopt(c_, IPPROTO_TCP, TCP_NODELAY, &one_, sizeof one_);
+    if (out_.control_keepalive) {
+      try {
+        const std::string line = set_control_keepalive(c_, *out_.control_keepalive);
+        if (out_.verbose && out_.print && !out_.json) out_.print(line);
+      } catch (const Error& e) {
+        warn(std::string("error - ") + e.what());
+        return false;
+      }
+    }
     send_state(c_, ip::kParamExchange);
     ip::Params params;
     try {
@@ -174,6 +183,15 @@ class Iperf3Session {
       return false;
     }
     if (out_.auth && !authorized(params.authtoken)) return false;
+    if (out_.max_duration_s > 0 &&
+        (params.time == 0 || params.time + params.omit > out_.max_duration_s)) {
+      // 3.20's answer, before any policy of the server's own: error 37.
+      send_error(ip::kErrMaxDuration, 0);
+      warn("error - " + ip::server_error_text(ip::kErrMaxDuration) +
+           fmt::format(" (-t {} -O {}; --server-max-duration {})", params.time, params.omit,
+                       out_.max_duration_s));
+      return false;
+    }
     if (const std::string why = refuse(params); !why.empty()) {
       send_error(ip::kErrCreateStream, EINVAL);
       warn("error - " + why);
@@ -246,9 +264,14 @@ class Iperf3Session {
     auto runner = std::make_unique<SideRunner>(make_flows(plan_, std::move(sockets)), ro);
     runner->launch();
     runner->go();
-    // The client decides the end; a guard in case it never does.
-    const double longest =
-        plan_.time_s > 0 ? plan_.time_s + plan_.omit_s + 40 : cfg_.max_duration_s;
+    // The client decides the end; a guard in case it never does: 40 s past
+    // the test's time, as iperf3 3.21's server (a test may run as long as
+    // the server's limit, and then needs its start and its end), or the
+    // limit itself for a test without a time.
+    constexpr double kGrace = 40;
+    const double longest = plan_.time_s > 0
+                               ? std::min(plan_.time_s + plan_.omit_s, cfg_.max_duration_s) + kGrace
+                               : cfg_.max_duration_s;
     int8_t said = 0;
     bool closed = false;
     // TEST_END comes when the client has written its last byte, which may
@@ -286,8 +309,7 @@ class Iperf3Session {
       }
       return SideRunner::Turn::kGoOn;
     };
-    const SideRunner::End why =
-        runner->run(core::after(std::min(longest, cfg_.max_duration_s)), poll, false);
+    const SideRunner::End why = runner->run(core::after(longest), poll, false);
     const auto t_end = test_end != Clock::time_point{} ? test_end : Clock::now();
     runner->end_measuring();
     runner->abort();

@@ -5,7 +5,9 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <cstring>
 #include <ctime>
+#include <string_view>
 
 #include "core/error.h"
 #include "core/version.h"
@@ -93,6 +95,34 @@ bool Plan::receives_any() const {
   for (uint32_t i = 0; i < streams; ++i)
     if (!sends(i)) return true;
   return false;
+}
+
+std::string set_control_keepalive(int fd, const net::Keepalive& k) {
+  const char* failed = "SO_KEEPALIVE";
+  if (const int err = net::set_keepalive(fd, k, &failed); err != 0) {
+    // 3.21's messages for each call (IESETCNTLKA*, 155 to 158).
+    const std::string_view f = failed;
+    const char* what =
+        f == "SO_KEEPALIVE"   ? "unable to set socket keepalive (SO_KEEPALIVE) option"
+        : f == "TCP_KEEPIDLE" ? "unable to set socket keepalive TCP period (TCP_KEEPIDLE) option"
+        : f == "TCP_KEEPINTVL"
+            ? "unable to set/get socket keepalive TCP retry interval (TCP_KEEPINTVL) option"
+            : "unable to set/get socket keepalive TCP number of retries (TCP_KEEPCNT) option";
+    throw flowperf::runtime_error(fmt::format("{}: {}", what, std::strerror(err)));
+  }
+  const net::KeepaliveState now = net::keepalive_of(fd);
+  const net::Keepalive& v = now.values;
+  if (k.idle_s != 0 &&
+      static_cast<long long>(v.idle_s) <= static_cast<long long>(v.interval_s) * v.count)
+    throw flowperf::runtime_error(fmt::format(
+        "Keepalive Idle time ({}) should be greater than Retries-interval ({}) times "
+        "Retries-count ({}); control connection Keepalive period should be larger than the "
+        "full retry period (interval * count)",
+        v.idle_s, v.interval_s, v.count));
+  return fmt::format(
+      "Control connection TCP Keepalive TCP_KEEPIDLE/TCP_KEEPINTVL/TCP_KEEPCNT are set to "
+      "{}/{}/{}\n",
+      v.idle_s, v.interval_s, v.count);
 }
 
 Plan make_plan(const ip::Params& params, bool client) {

@@ -14,6 +14,7 @@
 
 #include "engine/flow.h"
 #include "net/fd.h"
+#include "net/socket.h"
 #include "proto/iperf3_wire.h"
 #include "results/iperf3_run.h"
 #include "results/measurements.h"
@@ -38,6 +39,14 @@ void send_json(int fd, const std::string& body);
 // A length-prefixed JSON message of at most `max_len` bytes (a longer one
 // is refused from its length, unread).
 std::string read_json(int fd, Clock::time_point deadline, uint32_t max_len = ip::kMaxJson);
+
+// --cntl-ka: TCP keepalive on this end's control connection, as iperf3
+// 3.21 sets it: the values given, the system's for the rest; an idle time
+// that is given must exceed interval × count as the kernel then holds them.
+// Returns the -V line ("Control connection TCP Keepalive ... are set to
+// I/N/C"); throws Error with iperf3's words when a call fails or the check
+// does not hold.
+std::string set_control_keepalive(int fd, const net::Keepalive& k);
 
 // The test the parameters describe, as one end runs it.
 struct Plan {

@@ -558,5 +558,52 @@ TEST(Iperf3Args, UsageListsIperf3sOptions) {
     EXPECT_TRUE(Contains(u, part)) << part;
 }
 
+// 3.19-3.21's options: --cntl-ka at either end with its three optional
+// parts, --server-max-duration on the server, --json-stream-full-output at
+// either end; -m, --skip-rx-copy and --gsro refused by name until built.
+TEST(Iperf3Args, OptionsOf321) {
+  for (const char* role : {"-s", "-c"}) {
+    std::vector<std::string> base = {role};
+    if (std::string(role) == "-c") base.push_back("h");
+    auto with = [&](std::vector<std::string> more) {
+      std::vector<std::string> w = base;
+      w.insert(w.end(), more.begin(), more.end());
+      return w;
+    };
+    SCOPED_TRACE(role);
+    EXPECT_FALSE(Ok(with({})).control_keepalive.has_value());
+    auto k = Ok(with({"--cntl-ka"})).control_keepalive;
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->idle_s + k->interval_s + k->count, 0);
+    k = Ok(with({"--cntl-ka=30/5/3"})).control_keepalive;
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->idle_s, 30);
+    EXPECT_EQ(k->interval_s, 5);
+    EXPECT_EQ(k->count, 3);
+    k = Ok(with({"--cntl-ka=//4"})).control_keepalive;
+    ASSERT_TRUE(k.has_value());
+    EXPECT_EQ(k->idle_s, 0);
+    EXPECT_EQ(k->count, 4);
+    EXPECT_EQ(ParamError(with({"--cntl-ka=5/2/3"})),
+              "control connection Keepalive period should be larger than the full retry period "
+              "(interval * count): ");
+    EXPECT_TRUE(Contains(ParamError(with({"--cntl-ka=x"})), "30/5/3"));
+    EXPECT_TRUE(Contains(ParamError(with({"--cntl-ka=1/2/3/4"})), "at most three parts"));
+    EXPECT_TRUE(Ok(with({"--json-stream-full-output"})).json_stream_full_output);
+    EXPECT_TRUE(Contains(Refusal(with({"-m"})), "MPTCP"));
+  }
+  EXPECT_EQ(Ok({"-s", "--server-max-duration", "30"}).server_max_duration_s, 30);
+  EXPECT_EQ(Ok({"-s"}).server_max_duration_s, 0);
+  EXPECT_EQ(ParamError({"-s", "--server-max-duration", "86401"}),
+            "test duration valid values are 0 to 86400 seconds");
+  EXPECT_EQ(ParamError({"-c", "h", "--server-max-duration", "30"}),
+            "some option you are trying to set is server only");
+  EXPECT_TRUE(Contains(Refusal({"-c", "h", "--skip-rx-copy"}), "MSG_TRUNC"));
+  EXPECT_TRUE(Contains(Refusal({"-c", "h", "--gsro"}), "GSO/GRO"));
+  for (auto part : {"--cntl-ka[=#/#/#]", "-m, --mptcp", "--server-max-duration #",
+                    "--json-stream-full-output", "--skip-rx-copy", "--gsro"})
+    EXPECT_TRUE(Contains(iperf3_usage(), part)) << part;
+}
+
 }  // namespace
 }  // namespace flowperf::cli
